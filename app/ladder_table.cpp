@@ -1,0 +1,164 @@
+#include "ladder_table.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <optional>
+
+namespace ladder {
+namespace {
+
+struct CaseName {
+  std::string suite, rung, dtype;
+  std::int64_t n = 0;
+};
+
+// "gemm/avx512/f32/n:1024/real_time" → its parts.
+std::optional<CaseName> parse_case_name(const std::string& name) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (;;) {
+    auto slash = name.find('/', start);
+    parts.push_back(name.substr(start, slash - start));
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  if (parts.size() < 4 || parts[3].rfind("n:", 0) != 0) return std::nullopt;
+  CaseName c{parts[0], parts[1], parts[2], 0};
+  try {
+    c.n = std::stoll(parts[3].substr(2));
+  } catch (...) {
+    return std::nullopt;
+  }
+  return c;
+}
+
+double counter(const benchmark::BenchmarkReporter::Run& run, const char* name) {
+  auto it = run.counters.find(name);
+  return it == run.counters.end() ? 0.0 : static_cast<double>(it->second);
+}
+
+// The run that stands for a case: its median when repetitions made one, else the single run.
+std::map<std::string, const benchmark::BenchmarkReporter::Run*> representative_runs(
+    const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
+  std::map<std::string, const benchmark::BenchmarkReporter::Run*> chosen;
+  for (const auto& run : runs) {
+    const std::string key = run.run_name.str();
+    if (run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate) {
+      if (run.aggregate_name == "median") chosen[key] = &run;  // reported after its repetitions
+    } else if (!chosen.count(key)) {
+      chosen[key] = &run;
+    }
+  }
+  return chosen;
+}
+
+std::string format_time(double seconds) {
+  if (seconds >= 1) return fmt::format("{:.2f} s", seconds);
+  if (seconds >= 1e-3) return fmt::format("{:.2f} ms", seconds * 1e3);
+  return fmt::format("{:.1f} us", seconds * 1e6);
+}
+
+std::string format_rate(double flops) {
+  if (flops >= 1e9) return fmt::format("{:.1f}", flops / 1e9);
+  return fmt::format("{:.4f}", flops / 1e9);
+}
+
+std::string format_factor(double factor) {
+  if (factor <= 0) return "-";
+  if (factor >= 100) return fmt::format("{:.0f}x", factor);
+  return fmt::format("{:.2f}x", factor);
+}
+
+}  // namespace
+
+void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
+  runs_.insert(runs_.end(), runs.begin(), runs.end());
+  ConsoleReporter::ReportRuns(runs);
+}
+
+std::vector<LadderRow> ladder_rows(const Registry& registry,
+                                   const std::vector<benchmark::BenchmarkReporter::Run>& runs,
+                                   std::int64_t ladder_n) {
+  // rung name → (n → run)
+  std::map<std::string, std::map<std::int64_t, const benchmark::BenchmarkReporter::Run*>> by_rung;
+  for (const auto& [key, run] : representative_runs(runs)) {
+    auto name = parse_case_name(key);
+    if (!name || name->suite != "gemm") continue;
+    by_rung[name->rung][name->n] = run;
+  }
+  std::vector<LadderRow> rows;
+  for (const GemmRung& rung : registry.gemm) {
+    auto it = by_rung.find(rung.name);
+    if (it == by_rung.end()) continue;
+    const auto& sizes = it->second;
+    // The ladder size, else the largest size below it, else the smallest that ran.
+    auto pick = sizes.upper_bound(ladder_n);
+    const benchmark::BenchmarkReporter::Run* run =
+        pick == sizes.begin() ? pick->second : std::prev(pick)->second;
+    LadderRow row;
+    row.rung = rung.name;
+    row.dtype = std::string(dtype_name(rung.dtype));
+    row.n = parse_case_name(run->run_name.str())->n;
+    if (run->error_occurred) {
+      row.error = run->error_message;
+    } else {
+      row.seconds = run->GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run->time_unit);
+      row.flops = counter(*run, "flops");
+      row.peak_fraction = counter(*run, "peak_fraction");
+      row.threads = static_cast<int>(counter(*run, "threads"));
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string format_ladder(const std::vector<LadderRow>& rows) {
+  std::string out = fmt::format("{:<13} {:<5} {:>6} {:>8} {:>11} {:>10} {:>9} {:>11} {:>10}\n", "rung", "dtype",
+                                "n", "threads", "time", "GFLOP/s", "% peak", "x previous", "x boxed");
+  double boxed = 0, previous = 0;
+  for (const auto& row : rows)
+    if (row.rung == "boxed" && row.error.empty()) boxed = row.flops;
+  for (const auto& row : rows) {
+    if (!row.error.empty()) {
+      out += fmt::format("{:<13} {:<5} {:>6}  FAILED: {}\n", row.rung, row.dtype, row.n, row.error);
+      continue;
+    }
+    out += fmt::format("{:<13} {:<5} {:>6} {:>8} {:>11} {:>10} {:>9} {:>11} {:>10}\n", row.rung, row.dtype, row.n,
+                       row.threads, format_time(row.seconds), format_rate(row.flops),
+                       row.peak_fraction > 0 ? fmt::format("{:.1f}%", row.peak_fraction * 100) : "-",
+                       previous > 0 ? format_factor(row.flops / previous) : "-",
+                       boxed > 0 ? format_factor(row.flops / boxed) : "-");
+    previous = row.flops;
+  }
+  return out;
+}
+
+std::string format_ratios(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
+  // (rung, n) → FLOP/s
+  std::map<std::pair<std::string, std::int64_t>, double> rate;
+  for (const auto& [key, run] : representative_runs(runs)) {
+    auto name = parse_case_name(key);
+    if (name && !run->error_occurred) rate[{name->rung, name->n}] = counter(*run, "flops");
+  }
+  struct Pair {
+    const char* ours;
+    const char* theirs;
+    const char* target;
+  };
+  const Pair pairs[] = {{"avx512", "openblas", ">= 0.9"}, {"amx", "onednn-bf16", ">= 0.7"},
+                        {"avx512", "onednn", ""},         {"boxed", "python", "within 1/3 .. 3"}};
+  std::string out;
+  for (const Pair& p : pairs) {
+    for (const auto& [key, ours] : rate) {
+      if (key.first != p.ours) continue;
+      auto theirs = rate.find({p.theirs, key.second});
+      if (theirs == rate.end() || theirs->second <= 0) continue;
+      out += fmt::format("  {:<7} / {:<12} at n={:<5} {:6.2f}x{}\n", p.ours, p.theirs, key.second,
+                         ours / theirs->second, *p.target ? fmt::format("   (target {})", p.target) : "");
+    }
+  }
+  return out;
+}
+
+}  // namespace ladder

@@ -1,0 +1,45 @@
+// The table printed at the end of a run, built from the same runs that go into the JSON.
+#pragma once
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "core/registry.hpp"
+
+namespace ladder {
+
+// Passes every run to the console reporter and keeps a copy for the ladder table.
+class CollectingReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override;
+  const std::vector<Run>& runs() const { return runs_; }
+
+ private:
+  std::vector<Run> runs_;
+};
+
+struct LadderRow {
+  std::string rung;
+  std::string dtype;
+  std::int64_t n = 0;
+  int threads = 0;
+  double seconds = 0;
+  double flops = 0;          // FLOP/s
+  double peak_fraction = 0;  // 0 when no peak was measured
+  std::string error;         // non-empty: the case failed and has no speed
+};
+
+// One row per rung of the registry that ran: at `ladder_n`, or for rungs capped below it at
+// their largest n that ran. Medians are used where repetitions produced them.
+std::vector<LadderRow> ladder_rows(const Registry& registry, const std::vector<benchmark::BenchmarkReporter::Run>& runs,
+                                   std::int64_t ladder_n);
+
+// rung, n, time, GFLOP/s, % of peak, speedup over the rung above it in the table (the one it
+// improves on), and over boxed.
+std::string format_ladder(const std::vector<LadderRow>& rows);
+
+// Head-to-head ratios of rungs measured in this run (same n), e.g. avx512 against openblas.
+std::string format_ratios(const std::vector<benchmark::BenchmarkReporter::Run>& runs);
+
+}  // namespace ladder

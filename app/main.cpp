@@ -1,0 +1,330 @@
+// ladderbench: one workload at every rung of the abstraction ladder, each verified against a
+// reference, timed by Google Benchmark, and set against this machine's measured peaks.
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/machine.hpp"
+#include "core/peak.hpp"
+#include "core/registry.hpp"
+#include "gemm/gemm_suite.hpp"
+#include "ladder_table.hpp"
+
+namespace {
+
+using namespace ladder;
+
+constexpr int kUsageError = 2;
+constexpr std::int64_t kLadderSize = 1024;
+
+const char* const kHelp = R"(ladderbench: one workload measured at every rung of the abstraction ladder.
+
+Usage: ladderbench [options] [Google Benchmark flags]
+
+Options:
+  --suite LIST      suites to run, comma-separated (available: gemm; default: all)
+  --rungs LIST      rungs to run, comma-separated (default: every available rung; see --list)
+  --sizes LIST      problem sizes n, comma-separated positive integers (replaces the profile's)
+  --profile NAME    quick (every rung, a few minutes) or full (adds a size sweep; the default)
+  --no-cap          also run slow rungs (python, boxed, naive, interchange) above their size cap
+  --list            list every rung with "available" or "unavailable: <reason>", then exit
+  --machine-id      print this machine's results folder name (results/<id>/), then exit
+  --help            this text
+
+Google Benchmark's flags pass through, among them:
+  --benchmark_filter=REGEX      run cases whose name matches, e.g. '^gemm/avx512/f32/n:1024$'
+                                (a leading '-' excludes matches)
+  --benchmark_out=FILE          write results there (written to FILE.partial, renamed when done)
+  --benchmark_out_format=json   json (default for --benchmark_out), csv or console
+  --benchmark_repetitions=N     repeat each case N times and report mean/median/stddev/cv
+  --benchmark_min_time=SECONDS  minimum time per case (default: 0.1 quick, 0.5 full)
+
+Cases are named suite/rung/dtype/n:N (Google Benchmark appends /real_time or /manual_time
+to the name in its output). Every case is verified against a double-precision reference
+before it is timed; a case that fails verification is reported as an error and gets no speed.
+Environment: OMP_NUM_THREADS sets the all-core rungs' threads; LADDER_MAX_ISA caps the
+hand-written ISA rungs and probes (scalar, avx2, avx512, avx512_bf16, amx).
+)";
+
+struct Options {
+  std::set<std::string> suites;
+  std::vector<std::string> rungs;
+  std::optional<std::vector<std::int64_t>> sizes;
+  std::string profile = "full";
+  bool uncapped = false;
+  bool list = false;
+  bool print_machine_id = false;
+  std::optional<std::string> filter;
+  std::optional<std::string> out_path;
+  bool user_min_time = false;
+  std::vector<std::string> benchmark_args;  // passed on to Google Benchmark
+};
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::fprintf(stderr, "ladderbench: %s (see --help)\n", message.c_str());
+  std::exit(kUsageError);
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  for (;;) {
+    auto comma = text.find(',', start);
+    items.push_back(text.substr(start, comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return items;
+}
+
+std::int64_t parse_size(const std::string& text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoll(text) <= 0)
+    usage_error(fmt::format("size '{}' is not a positive integer (at most 9 digits)", text));
+  return std::stoll(text);
+}
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  o.benchmark_args.push_back(argv[0]);
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string name = arg, value;
+    bool has_value = false;
+    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      has_value = true;
+    }
+    auto take_value = [&]() -> std::string {
+      if (has_value) return value;
+      if (i + 1 >= argc) usage_error(name + " needs a value");
+      return argv[++i];
+    };
+    if (name == "--help" || name == "-h") {
+      std::fputs(kHelp, stdout);
+      std::exit(0);
+    } else if (name == "--list") {
+      o.list = true;
+    } else if (name == "--machine-id") {
+      o.print_machine_id = true;
+    } else if (name == "--no-cap") {
+      o.uncapped = true;
+    } else if (name == "--suite") {
+      for (auto& s : split_list(take_value())) {
+        if (s != "gemm") usage_error(fmt::format("unknown suite '{}' (available: gemm)", s));
+        o.suites.insert(s);
+      }
+    } else if (name == "--rungs") {
+      for (auto& r : split_list(take_value())) {
+        if (!registry().find_gemm(r)) {
+          std::string known;
+          for (const auto& g : registry().gemm) known += (known.empty() ? "" : ", ") + g.name;
+          usage_error(fmt::format("unknown rung '{}' (known: {})", r, known));
+        }
+        o.rungs.push_back(r);
+      }
+    } else if (name == "--sizes") {
+      std::vector<std::int64_t> sizes;
+      for (auto& s : split_list(take_value())) sizes.push_back(parse_size(s));
+      o.sizes = sizes;
+    } else if (name == "--profile") {
+      o.profile = take_value();
+      if (o.profile != "quick" && o.profile != "full")
+        usage_error(fmt::format("unknown profile '{}' (quick or full)", o.profile));
+    } else if (name == "--benchmark_filter") {
+      o.filter = take_value();
+    } else if (name == "--benchmark_out") {
+      o.out_path = take_value();
+      if (o.out_path->empty()) usage_error("--benchmark_out needs a file name");
+    } else if (name.rfind("--benchmark_", 0) == 0 || name == "--v") {
+      if (name == "--benchmark_min_time") o.user_min_time = true;
+      o.benchmark_args.push_back(arg);
+    } else {
+      usage_error(fmt::format("unknown option '{}'", arg));
+    }
+  }
+  return o;
+}
+
+// The profile's sizes: the ladder size for every rung, plus n=2048 where the library rungs are
+// compared head to head; the full profile adds a sweep. Slow rungs stop at their cap.
+std::vector<std::int64_t> profile_sizes(const std::string& profile) {
+  if (profile == "quick") return {kLadderSize, 2048};
+  return {64, 128, 256, 512, kLadderSize, 2048, 4096};
+}
+
+// The cases --benchmark_filter selects, matched as Google Benchmark does (a leading '-'
+// negates) but against the plain case names, so that '^gemm/avx512/f32/n:1024$' works.
+std::vector<GemmCase> apply_filter(const std::vector<GemmCase>& cases, const std::optional<std::string>& filter) {
+  if (!filter || filter->empty() || *filter == "all" || *filter == ".") return cases;
+  bool negate = (*filter)[0] == '-';
+  std::regex re;
+  try {
+    re = std::regex(negate ? filter->substr(1) : *filter, std::regex::extended);
+  } catch (const std::regex_error& e) {
+    usage_error(fmt::format("--benchmark_filter '{}' is not a valid regular expression: {}", *filter, e.what()));
+  }
+  std::vector<GemmCase> kept;
+  for (const auto& c : cases)
+    if (std::regex_search(c.name, re) != negate) kept.push_back(c);
+  return kept;
+}
+
+void print_list() {
+  const Registry& r = registry();
+  for (const auto& rung : r.gemm) {
+    std::string reason = rung.unavailable_reason();
+    std::string status = reason.empty() ? "available" : "unavailable: " + reason;
+    std::string cap = rung.max_n > 0 ? fmt::format("n<={}", rung.max_n) : "";
+    fmt::print("gemm/{:<12} {:<5} {:<10} {:<8} {}\n", rung.name, dtype_name(rung.dtype),
+               rung.threading == Threading::all_cores ? "all cores" : "1 core", cap, status);
+    fmt::print("    {}\n", rung.summary);
+  }
+  for (const auto& probe : r.peak_probes) {
+    std::string reason = isa_unavailable_reason(probe.isa);
+    fmt::print("peak/{:<12} {:<5} {}\n", probe.name, dtype_name(probe.dtype),
+               reason.empty() ? "available" : "unavailable: " + reason);
+  }
+}
+
+void add_context(const MachineInfo& m, const Peaks& peaks, const std::string& profile) {
+  using benchmark::AddCustomContext;
+  AddCustomContext("machine_id", machine_id(m));
+  AddCustomContext("cpu_model", m.cpu_model);
+  AddCustomContext("cpu_vendor", m.cpu_vendor);
+  AddCustomContext("cpu_isa_flags", m.isa_flags);
+  AddCustomContext("cpu_logical_cores", std::to_string(m.logical_cpus));
+  AddCustomContext("threads", std::to_string(m.threads));
+  for (const auto& c : m.caches)
+    AddCustomContext(fmt::format("cache_l{}_{}", c.level, c.type == "Unified" ? "unified" : c.type == "Data" ? "data" : "instruction"),
+                     fmt::format("{} bytes, shared by {} cpus", c.bytes, c.shared_by));
+  AddCustomContext("memory_total_bytes", std::to_string(m.memory_total_bytes));
+  AddCustomContext("os", m.os);
+  AddCustomContext("max_isa", std::string(isa_name(max_isa())));
+  AddCustomContext("profile", profile);
+  for (const auto& [key, value] : build_context()) AddCustomContext(key, value);
+  for (const auto& [key, value] : registry().context) AddCustomContext(key, value());
+  for (DType t : {DType::f32, DType::bf16}) {
+    if (double peak = peaks.machine_peak(t); peak > 0) {
+      AddCustomContext(fmt::format("peak_{}_flops", dtype_name(t)), fmt::format("{:.6g}", peak));
+      AddCustomContext(fmt::format("peak_{}_source", dtype_name(t)), peaks.machine_peak_source(t));
+    }
+  }
+  for (const auto& p : peaks.measurements)
+    AddCustomContext(fmt::format("peak_probe/{}/{}/threads:{}", p.probe, dtype_name(p.dtype), p.threads),
+                     fmt::format("{:.6g}", p.flops_per_second));
+  for (const auto& s : peaks.skipped) AddCustomContext("peak_probe_skipped/" + s.substr(0, s.find(':')), s.substr(s.find(':') + 2));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt = parse_options(argc, argv);
+  if (auto error = max_isa_error(); !error.empty()) usage_error(error);
+  const MachineInfo machine = machine_info();
+  if (opt.print_machine_id) {
+    fmt::print("{}\n", machine_id(machine));
+    return 0;
+  }
+  if (opt.list) {
+    print_list();
+    return 0;
+  }
+
+  // Which rungs, which sizes.
+  const Registry& reg = registry();
+  std::vector<const GemmRung*> rungs;
+  for (const auto& rung : reg.gemm) {
+    bool asked = opt.rungs.empty() || std::find(opt.rungs.begin(), opt.rungs.end(), rung.name) != opt.rungs.end();
+    if (!asked) continue;
+    if (auto reason = rung.unavailable_reason(); !reason.empty()) {
+      if (!opt.rungs.empty()) std::fprintf(stderr, "ladderbench: skipping gemm/%s: unavailable: %s\n", rung.name.c_str(), reason.c_str());
+      continue;
+    }
+    rungs.push_back(&rung);
+  }
+  std::vector<std::int64_t> sizes = opt.sizes.value_or(profile_sizes(opt.profile));
+  std::vector<GemmCase> cases = apply_filter(plan_gemm_cases(rungs, sizes, opt.uncapped), opt.filter);
+  if (cases.empty()) usage_error("no case to run: the filter, rungs and sizes select nothing available");
+
+  // Refuse what cannot fit before allocating anything.
+  const double available = static_cast<double>(memory_available_bytes());
+  for (const auto& c : cases) {
+    if (available > 0 && gemm_case_bytes(c.n) > 0.8 * available)
+      usage_error(fmt::format("n={} needs about {:.1f} GB for its buffers, but only {:.1f} GB of memory is available",
+                              c.n, gemm_case_bytes(c.n) / 1e9, available / 1e9));
+  }
+
+  // Results go to FILE.partial and are renamed into place only when the run completed.
+  std::string partial_path;
+  if (opt.out_path) {
+    partial_path = *opt.out_path + ".partial";
+    std::ofstream probe(partial_path);
+    if (!probe) usage_error(fmt::format("cannot write results file '{}'", partial_path));
+    opt.benchmark_args.push_back("--benchmark_out=" + partial_path);
+  }
+
+  std::fprintf(stderr, "ladderbench: %s, %d threads; measuring peak FLOP/s ...\n", machine.cpu_model.c_str(), machine.threads);
+  const Peaks peaks = measure_peaks(reg);
+  for (DType t : {DType::f32, DType::bf16})
+    if (double p = peaks.machine_peak(t); p > 0)
+      std::fprintf(stderr, "ladderbench: peak %s: %.1f GFLOP/s (%s)\n", std::string(dtype_name(t)).c_str(), p / 1e9,
+                   peaks.machine_peak_source(t).c_str());
+  add_context(machine, peaks, opt.sizes ? "custom sizes" : opt.profile);
+
+  GemmRunSettings settings;
+  settings.peaks = &peaks;
+  if (!opt.user_min_time) settings.min_time = opt.profile == "quick" ? 0.1 : 0.5;
+  int started = 0;
+  const int total = static_cast<int>(cases.size());
+  settings.on_case_start = [&started, total](const GemmCase& c) {
+    std::fprintf(stderr, "[%d/%d] %s: verifying and timing\n", ++started, total, c.name.c_str());
+  };
+  register_gemm_benchmarks(cases, settings);
+
+  std::vector<char*> bench_argv;
+  for (auto& a : opt.benchmark_args) bench_argv.push_back(a.data());
+  int bench_argc = static_cast<int>(bench_argv.size());
+  benchmark::Initialize(&bench_argc, bench_argv.data());
+  if (benchmark::ReportUnrecognizedArguments(bench_argc, bench_argv.data())) return kUsageError;
+
+  CollectingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+
+  if (opt.out_path) {
+    std::error_code ec;
+    std::filesystem::rename(partial_path, *opt.out_path, ec);
+    if (ec) {
+      std::fprintf(stderr, "ladderbench: results are in %s; renaming to %s failed: %s\n", partial_path.c_str(),
+                   opt.out_path->c_str(), ec.message().c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "ladderbench: results written to %s\n", opt.out_path->c_str());
+  }
+
+  auto rows = ladder_rows(reg, reporter.runs(), kLadderSize);
+  std::fputs(fmt::format("\nThe ladder (gemm, C = A*B, n = {} or the rung's cap; % of this machine's measured peak)\n{}",
+                         kLadderSize, format_ladder(rows)).c_str(), stdout);
+  if (auto ratios = format_ratios(reporter.runs()); !ratios.empty())
+    std::fputs(fmt::format("\nHead to head, same run:\n{}", ratios).c_str(), stdout);
+
+  int failed = 0;
+  for (const auto& run : reporter.runs())
+    if (run.error_occurred) {
+      ++failed;
+      std::fprintf(stderr, "ladderbench: FAILED %s: %s\n", run.run_name.str().c_str(), run.error_message.c_str());
+    }
+  return failed > 0 ? 1 : 0;
+}

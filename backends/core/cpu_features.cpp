@@ -1,0 +1,191 @@
+#include "cpu_features.hpp"
+
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+namespace ladder {
+namespace {
+
+struct Regs {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+};
+
+Regs cpuid(unsigned leaf, unsigned subleaf) {
+  Regs r;
+  __cpuid_count(leaf, subleaf, r.eax, r.ebx, r.ecx, r.edx);
+  return r;
+}
+
+bool bit(unsigned value, int n) { return (value >> n) & 1u; }
+
+unsigned long long xgetbv0() {
+  unsigned eax, edx;
+  __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+  return (static_cast<unsigned long long>(edx) << 32) | eax;
+}
+
+CpuFeatures detect() {
+  CpuFeatures f;
+  Regs r0 = cpuid(0, 0);
+  unsigned max_leaf = r0.eax;
+  char vendor[13] = {};
+  std::memcpy(vendor + 0, &r0.ebx, 4);
+  std::memcpy(vendor + 4, &r0.edx, 4);
+  std::memcpy(vendor + 8, &r0.ecx, 4);
+  f.vendor = vendor;
+
+  if (cpuid(0x80000000u, 0).eax >= 0x80000004u) {
+    std::array<unsigned, 12> words{};
+    for (unsigned i = 0; i < 3; ++i) {
+      Regs r = cpuid(0x80000002u + i, 0);
+      words[i * 4 + 0] = r.eax;
+      words[i * 4 + 1] = r.ebx;
+      words[i * 4 + 2] = r.ecx;
+      words[i * 4 + 3] = r.edx;
+    }
+    char brand[49] = {};
+    std::memcpy(brand, words.data(), 48);
+    f.brand = brand;
+    while (!f.brand.empty() && f.brand.back() == ' ') f.brand.pop_back();
+    while (!f.brand.empty() && f.brand.front() == ' ') f.brand.erase(f.brand.begin());
+  }
+
+  Regs r1 = cpuid(1, 0);
+  f.fma = bit(r1.ecx, 12);
+  bool osxsave = bit(r1.ecx, 27);
+  unsigned long long xcr0 = osxsave ? xgetbv0() : 0;
+  f.os_avx = (xcr0 & 0x6) == 0x6;                // XMM and YMM state
+  f.os_avx512 = f.os_avx && (xcr0 & 0xe0) == 0xe0;  // opmask, ZMM_Hi256, Hi16_ZMM
+  f.os_amx = (xcr0 & 0x60000) == 0x60000;          // XTILECFG and XTILEDATA
+
+  if (max_leaf >= 7) {
+    Regs r7 = cpuid(7, 0);
+    f.avx2 = bit(r7.ebx, 5);
+    f.avx512f = bit(r7.ebx, 16);
+    f.avx512dq = bit(r7.ebx, 17);
+    f.avx512bw = bit(r7.ebx, 30);
+    f.avx512vl = bit(r7.ebx, 31);
+    f.amx_bf16 = bit(r7.edx, 22);
+    f.avx512_fp16 = bit(r7.edx, 23);
+    f.amx_tile = bit(r7.edx, 24);
+    f.amx_int8 = bit(r7.edx, 25);
+    if (r7.eax >= 1) f.avx512_bf16 = bit(cpuid(7, 1).eax, 5);
+  }
+  return f;
+}
+
+constexpr std::array<std::string_view, 5> kIsaNames = {"scalar", "avx2", "avx512", "avx512_bf16",
+                                                       "amx"};
+
+struct MaxIsa {
+  Isa isa = Isa::amx;
+  std::string error;
+};
+
+const MaxIsa& max_isa_setting() {
+  static const MaxIsa setting = [] {
+    MaxIsa m;
+    const char* env = std::getenv("LADDER_MAX_ISA");
+    if (env && *env) {
+      if (auto parsed = parse_isa(env)) {
+        m.isa = *parsed;
+      } else {
+        m.error = std::string("LADDER_MAX_ISA='") + env +
+                  "' is not one of scalar, avx2, avx512, avx512_bf16, amx";
+      }
+    }
+    return m;
+  }();
+  return setting;
+}
+
+// Linux keeps AMX tile data off until a process asks (since 5.16); the grant is process-wide.
+std::string request_amx_permission() {
+  static const std::string result = [] {
+    constexpr long kArchReqXcompPerm = 0x1023;
+    constexpr long kXfeatureXtiledata = 18;
+    if (syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) != 0) {
+      return std::string("the kernel refused AMX tile data: arch_prctl(ARCH_REQ_XCOMP_PERM): ") +
+             std::strerror(errno);
+    }
+    return std::string();
+  }();
+  return result;
+}
+
+}  // namespace
+
+std::string CpuFeatures::flags() const {
+  std::string out;
+  auto add = [&](bool present, const char* name) {
+    if (!present) return;
+    if (!out.empty()) out += ' ';
+    out += name;
+  };
+  add(fma, "fma");
+  add(avx2, "avx2");
+  add(avx512f, "avx512f");
+  add(avx512dq, "avx512dq");
+  add(avx512bw, "avx512bw");
+  add(avx512vl, "avx512vl");
+  add(avx512_bf16, "avx512_bf16");
+  add(avx512_fp16, "avx512_fp16");
+  add(amx_tile, "amx_tile");
+  add(amx_bf16, "amx_bf16");
+  add(amx_int8, "amx_int8");
+  return out;
+}
+
+const CpuFeatures& cpu_features() {
+  static const CpuFeatures features = detect();
+  return features;
+}
+
+std::string_view isa_name(Isa isa) { return kIsaNames[static_cast<int>(isa)]; }
+
+std::optional<Isa> parse_isa(std::string_view name) {
+  for (std::size_t i = 0; i < kIsaNames.size(); ++i)
+    if (kIsaNames[i] == name) return static_cast<Isa>(i);
+  return std::nullopt;
+}
+
+Isa max_isa() { return max_isa_setting().isa; }
+std::string max_isa_error() { return max_isa_setting().error; }
+
+std::string isa_unavailable_reason(Isa isa) {
+  if (isa > max_isa())
+    return "capped by LADDER_MAX_ISA=" + std::string(isa_name(max_isa()));
+  const CpuFeatures& f = cpu_features();
+  switch (isa) {
+    case Isa::scalar:
+      return {};
+    case Isa::avx2:
+      if (!f.avx2 || !f.fma) return "CPU lacks AVX2+FMA (cpuid)";
+      if (!f.os_avx) return "OS has not enabled AVX register state (XCR0)";
+      return {};
+    case Isa::avx512:
+      if (!(f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq))
+        return "CPU lacks AVX-512 F/BW/VL/DQ (cpuid)";
+      if (!f.os_avx512) return "OS has not enabled AVX-512 register state (XCR0)";
+      return {};
+    case Isa::avx512_bf16:
+      if (auto r = isa_unavailable_reason(Isa::avx512); !r.empty()) return r;
+      if (!f.avx512_bf16) return "CPU lacks AVX512_BF16 (cpuid leaf 7.1 eax bit 5)";
+      return {};
+    case Isa::amx:
+      if (!(f.amx_tile && f.amx_bf16)) return "CPU lacks AMX-TILE/AMX-BF16 (cpuid leaf 7 edx)";
+      if (!f.os_amx) return "OS has not enabled AMX tile state (XCR0 bits 17-18)";
+      if (auto r = isa_unavailable_reason(Isa::avx512); !r.empty()) return r;
+      return request_amx_permission();
+  }
+  return "unknown ISA";
+}
+
+}  // namespace ladder

@@ -1,0 +1,39 @@
+// What this CPU and OS let us run, read from cpuid/xgetbv at run time (never assumed from the
+// build), capped by the environment variable LADDER_MAX_ISA like oneDNN's DNNL_MAX_CPU_ISA.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ladder {
+
+struct CpuFeatures {
+  std::string vendor;  // "GenuineIntel", "AuthenticAMD", ...
+  std::string brand;   // cpuid brand string
+  bool fma = false, avx2 = false;
+  bool avx512f = false, avx512bw = false, avx512vl = false, avx512dq = false;
+  bool avx512_bf16 = false, avx512_fp16 = false;
+  bool amx_tile = false, amx_bf16 = false, amx_int8 = false;
+  bool os_avx = false, os_avx512 = false, os_amx = false;  // XCR0 enables the register state
+
+  std::string flags() const;  // space-separated list of the ISA extensions present
+};
+
+const CpuFeatures& cpu_features();
+
+// ISA levels of the hand-written rungs and probes, in increasing order.
+enum class Isa { scalar, avx2, avx512, avx512_bf16, amx };
+
+std::string_view isa_name(Isa isa);
+std::optional<Isa> parse_isa(std::string_view name);
+
+// The cap from LADDER_MAX_ISA; unset means no cap. An invalid value is reported by
+// max_isa_error() so that main can refuse it with one clear line.
+Isa max_isa();
+std::string max_isa_error();
+
+// Empty when code for `isa` may run here; otherwise why not, in one line. For AMX this asks the
+// kernel for tile-data permission (arch_prctl ARCH_REQ_XCOMP_PERM) once per process.
+std::string isa_unavailable_reason(Isa isa);
+
+}  // namespace ladder

@@ -1,0 +1,76 @@
+// The GEMM workload as the rungs see it: C = A·B, square n, row-major, C overwritten.
+// FLOP and byte counts are defined here, once; everything else reads them.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "dtype.hpp"
+
+namespace ladder {
+
+struct GemmProblem {
+  std::int64_t n = 0;
+  DType dtype = DType::f32;  // the inputs' type; C and accumulation are always f32
+
+  double flops() const { return 2.0 * static_cast<double>(n) * n * n; }
+  // Compulsory traffic: A and B read once, C written once.
+  double bytes() const {
+    double input = dtype == DType::bf16 ? 2.0 : 4.0;
+    return static_cast<double>(n) * n * (2 * input + 4);
+  }
+  double intensity() const { return flops() / bytes(); }
+};
+
+// Inputs exist in both f32 and bf16; a rung reads those of its dtype and writes c.
+struct GemmOperands {
+  std::int64_t n = 0;
+  const float* a = nullptr;
+  const float* b = nullptr;
+  const bf16* a_bf16 = nullptr;
+  const bf16* b_bf16 = nullptr;
+  float* c = nullptr;
+};
+
+// A rung prepared for one problem: set-up (plans, primitive creation, boxing the inputs) happens
+// before, run() is what is timed.
+class GemmKernel {
+ public:
+  virtual ~GemmKernel() = default;
+  virtual void run() = 0;
+  // Rungs that run outside this process (the CPython reference) time themselves.
+  virtual std::optional<double> self_timed_seconds() const { return std::nullopt; }
+  // What the library chose (e.g. oneDNN's implementation), for the result's label.
+  virtual std::string label() const { return {}; }
+};
+
+// The common case: a kernel that is just a function of the operands.
+template <class F>
+std::unique_ptr<GemmKernel> make_kernel(F&& body) {
+  struct Kernel final : GemmKernel {
+    explicit Kernel(F&& f) : f_(std::forward<F>(f)) {}
+    void run() override { f_(); }
+    std::decay_t<F> f_;
+  };
+  return std::make_unique<Kernel>(std::forward<F>(body));
+}
+
+enum class Threading { one_core, all_cores };
+
+struct GemmRung {
+  std::string name;  // "avx512": the case is gemm/<name>/<dtype>/n:<n>
+  DType dtype = DType::f32;
+  Threading threading = Threading::one_core;
+  // Largest n a profile runs this rung at (interpreted and scalar rungs would take hours at
+  // the ladder size); 0 means no cap. --no-cap lifts it.
+  std::int64_t max_n = 0;
+  bool self_timed = false;  // the kernel reports its own time (see GemmKernel)
+  std::string summary;      // one line for --list: what this rung is
+  // Empty when the rung can run here; otherwise why not.
+  std::function<std::string()> unavailable_reason = [] { return std::string(); };
+  std::function<std::unique_ptr<GemmKernel>(const GemmOperands&)> prepare;
+};
+
+}  // namespace ladder

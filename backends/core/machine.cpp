@@ -1,0 +1,139 @@
+#include "machine.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "build_info.hpp"  // generated at configure time
+#include "cpu_features.hpp"
+#include "git_sha.hpp"  // generated at build time
+
+namespace ladder {
+namespace {
+
+std::string read_line(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::int64_t parse_size(const std::string& text) {  // "32K", "1024K", "32M"
+  if (text.empty()) return 0;
+  std::int64_t value = std::stoll(text);
+  switch (text.back()) {
+    case 'K': return value << 10;
+    case 'M': return value << 20;
+    case 'G': return value << 30;
+    default: return value;
+  }
+}
+
+int count_cpus_in_list(const std::string& list) {  // "0-3,8"
+  int count = 0;
+  std::stringstream ss(list);
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    auto dash = part.find('-');
+    if (dash == std::string::npos) {
+      ++count;
+    } else {
+      count += std::stoi(part.substr(dash + 1)) - std::stoi(part.substr(0, dash)) + 1;
+    }
+  }
+  return count;
+}
+
+std::int64_t meminfo_bytes(const std::string& key) {
+  std::ifstream in("/proc/meminfo");
+  std::string name;
+  std::int64_t kib;
+  std::string unit;
+  while (in >> name >> kib) {
+    std::getline(in, unit);
+    if (name == key + ":") return kib * 1024;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::int64_t memory_available_bytes() { return meminfo_bytes("MemAvailable"); }
+
+MachineInfo machine_info() {
+  MachineInfo m;
+  const CpuFeatures& f = cpu_features();
+  m.cpu_model = f.brand.empty() ? "unknown CPU" : f.brand;
+  m.cpu_vendor = f.vendor;
+  m.isa_flags = f.flags();
+  m.logical_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  m.threads = omp_get_max_threads();
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/sys/devices/system/cpu/cpu0/cache", ec)) {
+    if (entry.path().filename().string().rfind("index", 0) != 0) continue;
+    CacheLevel c;
+    c.level = std::atoi(read_line(entry.path() / "level").c_str());
+    c.type = read_line(entry.path() / "type");
+    c.bytes = parse_size(read_line(entry.path() / "size"));
+    c.shared_by = count_cpus_in_list(read_line(entry.path() / "shared_cpu_list"));
+    m.caches.push_back(c);
+  }
+  std::sort(m.caches.begin(), m.caches.end(), [](const CacheLevel& a, const CacheLevel& b) {
+    return a.level != b.level ? a.level < b.level : a.type < b.type;
+  });
+  m.memory_total_bytes = meminfo_bytes("MemTotal");
+  m.memory_available_bytes = meminfo_bytes("MemAvailable");
+  utsname u{};
+  if (uname(&u) == 0) m.os = fmt::format("{} {} {}", u.sysname, u.release, u.machine);
+  return m;
+}
+
+std::string machine_id(const MachineInfo& info) {
+  std::string slug;
+  for (char ch : info.cpu_model) {
+    if (std::isalnum(static_cast<unsigned char>(ch))) {
+      slug += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    } else if (!slug.empty() && slug.back() != '-') {
+      slug += '-';
+    }
+  }
+  // Drop vendor noise that names no machine: "(R)", "(TM)", "CPU", "Processor", "@ 2.40GHz".
+  for (const char* noise : {"-r-", "-tm-", "-cpu-", "-processor-"}) {
+    for (auto pos = slug.find(noise); pos != std::string::npos; pos = slug.find(noise))
+      slug.replace(pos, std::string(noise).size(), "-");
+  }
+  if (auto at = slug.find("-ghz"); at != std::string::npos) {
+    auto start = slug.rfind('-', at > 0 ? at - 1 : 0);
+    while (start != std::string::npos && start > 0 && std::isdigit(static_cast<unsigned char>(slug[start - 1])))
+      start = slug.rfind('-', start - 1);
+    slug.erase(start == std::string::npos ? 0 : start);
+  }
+  while (!slug.empty() && slug.back() == '-') slug.pop_back();
+  if (slug.empty()) slug = "unknown-cpu";
+  return fmt::format("{}-{}c", slug, info.logical_cpus);
+}
+
+std::vector<std::pair<std::string, std::string>> build_context() {
+  std::vector<std::pair<std::string, std::string>> ctx;
+  ctx.emplace_back("ladderbench_version", LADDER_VERSION);
+  ctx.emplace_back("git_sha", LADDER_GIT_SHA);
+  ctx.emplace_back("compiler", fmt::format("{} {}", LADDER_CXX_COMPILER_ID, __VERSION__));
+  ctx.emplace_back("build_type", LADDER_BUILD_TYPE);
+  ctx.emplace_back("cxx_flags", LADDER_CXX_FLAGS);
+  ctx.emplace_back("rung_flags", LADDER_RUNG_FLAGS);
+  ctx.emplace_back("benchmark_library_version", LADDER_BENCHMARK_VERSION);
+  ctx.emplace_back("fmt_version", fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100,
+                                              FMT_VERSION % 100));
+  ctx.emplace_back("openmp_version", std::to_string(_OPENMP));
+  return ctx;
+}
+
+}  // namespace ladder

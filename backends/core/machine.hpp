@@ -1,0 +1,37 @@
+// What a result needs to be read on another day: the machine, the build, the libraries.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ladder {
+
+struct CacheLevel {
+  int level = 0;
+  std::string type;  // Data, Instruction, Unified
+  std::int64_t bytes = 0;
+  int shared_by = 1;  // logical CPUs sharing one instance
+};
+
+struct MachineInfo {
+  std::string cpu_model, cpu_vendor, isa_flags;
+  int logical_cpus = 0;
+  int threads = 0;  // what the all-core rungs use (OpenMP's max threads)
+  std::vector<CacheLevel> caches;
+  std::int64_t memory_total_bytes = 0, memory_available_bytes = 0;
+  std::string os;
+};
+
+MachineInfo machine_info();
+
+// A stable, filesystem-safe name for this machine's results folder, e.g. "amd-epyc-2c".
+std::string machine_id(const MachineInfo& info);
+
+// Bytes of memory available now (MemAvailable), for refusing sizes that cannot fit.
+std::int64_t memory_available_bytes();
+
+// Key/value pairs for the JSON context: machine, build, git SHA.
+std::vector<std::pair<std::string, std::string>> build_context();
+
+}  // namespace ladder

@@ -1,0 +1,74 @@
+#include "peak.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace ladder {
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// FLOP/s of `threads` copies of the loop running at once: best of five trials.
+double run_probe(const PeakProbe& probe, int threads, double seconds) {
+  // Calibrate on one thread: grow the iteration count until a trial lasts ~`seconds`.
+  std::int64_t iterations = 1000;
+  for (;;) {
+    double start = now_seconds();
+    probe.loop(iterations);
+    double elapsed = now_seconds() - start;
+    if (elapsed > seconds / 4) {
+      iterations = static_cast<std::int64_t>(iterations * seconds / elapsed) + 1;
+      break;
+    }
+    iterations *= 4;
+  }
+  double best = 0;
+  for (int trial = 0; trial < 5; ++trial) {
+    double flops = 0;
+    double start = now_seconds();
+#pragma omp parallel num_threads(threads) reduction(+ : flops)
+    flops += probe.loop(iterations);
+    double elapsed = now_seconds() - start;
+    best = std::max(best, flops / elapsed);
+  }
+  return best;
+}
+
+}  // namespace
+
+double Peaks::machine_peak(DType dtype) const {
+  double best = 0;
+  for (const auto& m : measurements)
+    if (m.dtype == dtype) best = std::max(best, m.flops_per_second);
+  return best;
+}
+
+std::string Peaks::machine_peak_source(DType dtype) const {
+  const PeakMeasurement* best = nullptr;
+  for (const auto& m : measurements)
+    if (m.dtype == dtype && (!best || m.flops_per_second > best->flops_per_second)) best = &m;
+  return best ? fmt::format("{} x{} threads", best->probe, best->threads) : std::string();
+}
+
+Peaks measure_peaks(const Registry& registry, double seconds) {
+  Peaks peaks;
+  const int all = omp_get_max_threads();
+  for (const auto& probe : registry.peak_probes) {
+    if (auto reason = isa_unavailable_reason(probe.isa); !reason.empty()) {
+      peaks.skipped.push_back(probe.name + ": " + reason);
+      continue;
+    }
+    for (int threads : {1, all}) {
+      peaks.measurements.push_back({probe.name, probe.dtype, threads, run_probe(probe, threads, seconds)});
+      if (all == 1) break;
+    }
+  }
+  return peaks;
+}
+
+}  // namespace ladder

@@ -1,0 +1,28 @@
+// The machine's measured compute ceilings: each peak probe run on one core and on all cores.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "registry.hpp"
+
+namespace ladder {
+
+struct PeakMeasurement {
+  std::string probe;  // "avx512-fma"
+  DType dtype = DType::f32;
+  int threads = 1;
+  double flops_per_second = 0;
+};
+
+struct Peaks {
+  std::vector<PeakMeasurement> measurements;  // every available probe, 1 thread and all threads
+  std::vector<std::string> skipped;           // "amx-bf16: CPU lacks ..."
+  // The best all-core rate for a dtype, and the probe that gave it; 0 and "" when none ran.
+  double machine_peak(DType dtype) const;
+  std::string machine_peak_source(DType dtype) const;
+};
+
+// Runs every available probe (about 0.2 s each); `seconds` is the length of one timed trial.
+Peaks measure_peaks(const Registry& registry, double seconds = 0.02);
+
+}  // namespace ladder

@@ -1,0 +1,39 @@
+# The pure-Python matrix multiply that the boxed rung runs as bytecode, and that the `python`
+# rung runs under the real CPython beside it. Reads A and B (float32, row-major) from files,
+# writes C, prints the seconds the multiply took. Usage: matmul.py n a.bin b.bin c.bin
+import sys
+import time
+from array import array
+
+
+def matmul(A, B, C, n):
+    for i in range(n):
+        for j in range(n):
+            s = 0.0
+            for k in range(n):
+                s += A[i][k] * B[k][j]
+            C[i][j] = s
+
+
+def read_matrix(path, n):
+    flat = array("f")
+    with open(path, "rb") as f:
+        flat.fromfile(f, n * n)
+    return [list(flat[i * n:(i + 1) * n]) for i in range(n)]
+
+
+def main():
+    n = int(sys.argv[1])
+    A = read_matrix(sys.argv[2], n)
+    B = read_matrix(sys.argv[3], n)
+    C = [[0.0] * n for _ in range(n)]
+    start = time.perf_counter()
+    matmul(A, B, C, n)
+    seconds = time.perf_counter() - start
+    with open(sys.argv[4], "wb") as f:
+        array("f", [x for row in C for x in row]).tofile(f)
+    print(repr(seconds))
+
+
+if __name__ == "__main__":
+    main()

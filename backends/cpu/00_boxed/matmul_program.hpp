@@ -1,0 +1,14 @@
+#pragma once
+#include "interpreter.hpp"
+
+namespace ladder::boxed {
+
+// Bytecode of matmul.py's matmul(A, B, C, n), as CPython 3.10 would compile it.
+void compile_matmul(Code& code);
+
+// A list of n lists of n floats from a row-major array (a new reference).
+Object* box_matrix(const float* data, std::int64_t n);
+// Row-major floats from a list of lists (type-checked, as Python would).
+void unbox_matrix(Object* matrix, float* out, std::int64_t n);
+
+}  // namespace ladder::boxed

@@ -1,0 +1,111 @@
+// The real thing beside the model: matmul.py run by CPython itself, so the boxed rung's speed is
+// checked against a real interpreter in the same run. Not a rung of ours: it needs python3 on
+// PATH (or LADDER_PYTHON), runs in a child process and times only the multiply itself.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "../../core/registry.hpp"
+#include "matmul_py.hpp"  // generated: kMatmulPy, the text of matmul.py
+
+namespace ladder {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string find_python() {
+  if (const char* env = std::getenv("LADDER_PYTHON"); env && *env)
+    return access(env, X_OK) == 0 ? std::string(env) : std::string();
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    fs::path candidate = fs::path(dirs.substr(start, end - start)) / "python3";
+    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    start = end + 1;
+  }
+  return {};
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+void write_file(const fs::path& path, const void* data, std::size_t bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+class PythonKernel final : public GemmKernel {
+ public:
+  PythonKernel(const GemmOperands& op, std::string python) : op_(op), python_(std::move(python)) {
+    char pattern[] = "/tmp/ladderbench-python-XXXXXX";
+    if (!mkdtemp(pattern)) throw std::runtime_error("cannot create a temporary directory");
+    dir_ = pattern;
+    const std::size_t bytes = sizeof(float) * op.n * op.n;
+    write_file(dir_ / "matmul.py", kMatmulPy, std::char_traits<char>::length(kMatmulPy));
+    write_file(dir_ / "a.bin", op.a, bytes);
+    write_file(dir_ / "b.bin", op.b, bytes);
+  }
+  ~PythonKernel() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  void run() override {
+    std::string command = shell_quote(python_) + " " + shell_quote((dir_ / "matmul.py").string()) +
+                          " " + std::to_string(op_.n) + " " + shell_quote((dir_ / "a.bin").string()) +
+                          " " + shell_quote((dir_ / "b.bin").string()) + " " +
+                          shell_quote((dir_ / "c.bin").string());
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) throw std::runtime_error("cannot start " + python_);
+    char line[128] = {};
+    bool got_line = std::fgets(line, sizeof line, pipe) != nullptr;
+    int status = pclose(pipe);
+    if (!got_line || status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+      throw std::runtime_error(python_ + " matmul.py failed (exit status " + std::to_string(status) + ")");
+    seconds_ = std::strtod(line, nullptr);
+    std::ifstream in(dir_ / "c.bin", std::ios::binary);
+    in.read(reinterpret_cast<char*>(op_.c), static_cast<std::streamsize>(sizeof(float) * op_.n * op_.n));
+    if (!in) throw std::runtime_error("python wrote no result");
+  }
+  std::optional<double> self_timed_seconds() const override { return seconds_; }
+  std::string label() const override { return "CPython " + python_; }
+
+ private:
+  GemmOperands op_;
+  std::string python_;
+  fs::path dir_;
+  double seconds_ = 0;
+};
+
+}  // namespace
+
+GemmRung python_rung() {
+  GemmRung rung;
+  rung.name = "python";
+  rung.threading = Threading::one_core;
+  rung.max_n = 128;
+  rung.self_timed = true;
+  rung.summary = "reference point: the same matmul.py under the real CPython (python3)";
+  rung.unavailable_reason = [] {
+    return find_python().empty() ? std::string("python3 not found on PATH (or set LADDER_PYTHON)")
+                                 : std::string();
+  };
+  rung.prepare = [](const GemmOperands& op) {
+    return std::unique_ptr<GemmKernel>(std::make_unique<PythonKernel>(op, find_python()));
+  };
+  return rung;
+}
+
+}  // namespace ladder

@@ -1,0 +1,29 @@
+// Rung 1, naive: the boxed program's i-j-k loop, compiled. Values are unboxed f32 in registers,
+// there is no dispatch, allocation or reference count: only loads, a multiply-add and a branch.
+// Built without vectorisation (see CMakeLists.txt): one element per instruction.
+#include "../core/registry.hpp"
+
+namespace ladder {
+
+static void gemm_naive(std::int64_t n, const float* a, const float* b, float* c) {
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      float sum = 0;
+      for (std::int64_t k = 0; k < n; ++k) sum += a[i * n + k] * b[k * n + j];  // B walks a column
+      c[i * n + j] = sum;
+    }
+}
+
+GemmRung naive_rung() {
+  GemmRung rung;
+  rung.name = "naive";
+  rung.threading = Threading::one_core;
+  rung.max_n = 1024;
+  rung.summary = "i-j-k scalar loops, -O2, vectorisation off";
+  rung.prepare = [](const GemmOperands& op) {
+    return make_kernel([op] { gemm_naive(op.n, op.a, op.b, op.c); });
+  };
+  return rung;
+}
+
+}  // namespace ladder

@@ -1,0 +1,34 @@
+// Rung 5, parallel: the tiled kernel, unchanged, with the rows of C split evenly across all
+// cores by OpenMP. Each core runs its own strips over a shared, read-only B: the speedup should
+// approach the core count until the cores share a bottleneck (L3 or memory bandwidth).
+#include <omp.h>
+
+#include <algorithm>
+
+#include "../core/registry.hpp"
+#include "tiled_kernel.hpp"
+
+namespace ladder {
+
+GemmRung parallel_rung() {
+  GemmRung rung;
+  rung.name = "parallel";
+  rung.threading = Threading::all_cores;
+  rung.summary = "the tiled kernel with C's rows split across all cores (OpenMP)";
+  rung.prepare = [](const GemmOperands& op) {
+    return make_kernel([op] {
+#pragma omp parallel
+      {
+        const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+        // Whole register blocks of rows per thread, so only the last one has a ragged edge.
+        const std::int64_t strips = (op.n + kTiledRows - 1) / kTiledRows;
+        const std::int64_t begin = std::min(op.n, strips * t / threads * kTiledRows);
+        const std::int64_t end = std::min(op.n, strips * (t + 1) / threads * kTiledRows);
+        if (begin < end) gemm_tiled_rows(op.n, op.a, op.b, op.c, begin, end);
+      }
+    });
+  };
+  return rung;
+}
+
+}  // namespace ladder

@@ -1,0 +1,68 @@
+// Rungs 9 and 11, onednn and onednn-bf16: oneDNN's matmul primitive. The primitive is created
+// once per problem (outside the timing), picking a JIT-generated kernel for this CPU's ISA:
+// AVX-512 for f32; for bf16, AMX tiles where the CPU has them, else AVX512_BF16 dot products.
+// The implementation it chose is in each result's label.
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "../core/registry.hpp"
+
+namespace ladder {
+namespace {
+
+class OnednnMatmul final : public GemmKernel {
+ public:
+  OnednnMatmul(const GemmOperands& op, DType dtype) : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {
+    using tag = dnnl::memory::format_tag;
+    using dt = dnnl::memory::data_type;
+    const dt input = dtype == DType::bf16 ? dt::bf16 : dt::f32;
+    const dnnl::memory::dims shape = {op.n, op.n};
+    dnnl::memory::desc a_md(shape, input, tag::ab), b_md(shape, input, tag::ab), c_md(shape, dt::f32, tag::ab);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), engine_);
+    implementation_ = pd.impl_info_str();
+    matmul_ = dnnl::matmul(pd);
+    void* a = const_cast<void*>(dtype == DType::bf16 ? static_cast<const void*>(op.a_bf16) : op.a);
+    void* b = const_cast<void*>(dtype == DType::bf16 ? static_cast<const void*>(op.b_bf16) : op.b);
+    args_ = {{DNNL_ARG_SRC, dnnl::memory(a_md, engine_, a)},
+             {DNNL_ARG_WEIGHTS, dnnl::memory(b_md, engine_, b)},
+             {DNNL_ARG_DST, dnnl::memory(c_md, engine_, op.c)}};
+  }
+  void run() override {
+    matmul_.execute(stream_, args_);
+    stream_.wait();
+  }
+  std::string label() const override { return "oneDNN " + implementation_; }
+
+ private:
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  dnnl::matmul matmul_;
+  std::unordered_map<int, dnnl::memory> args_;
+  std::string implementation_;
+};
+
+GemmRung onednn_rung(DType dtype) {
+  GemmRung rung;
+  rung.name = dtype == DType::bf16 ? "onednn-bf16" : "onednn";
+  rung.dtype = dtype;
+  rung.threading = Threading::all_cores;
+  rung.summary = dtype == DType::bf16 ? "oneDNN matmul, bf16 in, f32 out (AMX or AVX512_BF16), all cores"
+                                      : "oneDNN matmul f32 (JIT for this ISA), all cores";
+  rung.prepare = [dtype](const GemmOperands& op) {
+    return std::unique_ptr<GemmKernel>(std::make_unique<OnednnMatmul>(op, dtype));
+  };
+  return rung;
+}
+
+}  // namespace
+
+void register_onednn(Registry& r) {
+  r.add(onednn_rung(DType::f32));
+  r.add(onednn_rung(DType::bf16));
+  r.context.emplace_back("onednn_version", [] {
+    const dnnl_version_t* v = dnnl_version();
+    return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) +
+           " (" + v->hash + ", cpu runtime " + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "omp" : "other") + ")";
+  });
+}
+
+}  // namespace ladder

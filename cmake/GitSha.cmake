@@ -1,0 +1,16 @@
+# Writes OUT with the source tree's git SHA (and -dirty), touching it only when it changes, so
+# that results name the exact code that produced them without rebuilding on every build.
+execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${SRC}
+  OUTPUT_VARIABLE sha OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT sha)
+  set(sha "unknown")
+else()
+  execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY ${SRC}
+    OUTPUT_VARIABLE changes OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(changes)
+    set(sha "${sha}-dirty")
+  endif()
+endif()
+file(WRITE ${OUT}.tmp "#pragma once\n#define LADDER_GIT_SHA \"${sha}\"\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUT}.tmp ${OUT})
+file(REMOVE ${OUT}.tmp)

@@ -1,0 +1,186 @@
+#include "gemm_suite.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace ladder {
+namespace {
+
+float input_value(std::uint64_t seed, std::int64_t index) {
+  std::uint64_t x = seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(index);
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return static_cast<float>(static_cast<int>(x % 7) - 3);
+}
+
+// C = A·B in double: i-k-j so that it vectorises, rows across cores.
+void reference_gemm(std::int64_t n, const float* a, const float* b, double* c) {
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    double* c_row = c + i * n;
+    std::fill(c_row, c_row + n, 0.0);
+    for (std::int64_t k = 0; k < n; ++k) {
+      const double a_ik = a[i * n + k];
+      const float* b_row = b + k * n;
+      for (std::int64_t j = 0; j < n; ++j) c_row[j] += a_ik * static_cast<double>(b_row[j]);
+    }
+  }
+}
+
+int threads_of(const GemmRung& rung) {
+  return rung.threading == Threading::all_cores ? omp_get_max_threads() : 1;
+}
+
+// Verification runs once per case, on the case's first call; later calls (Google Benchmark calls
+// a case several times while it sizes the iteration count) reuse the verdict.
+std::mutex g_verified_mutex;
+std::map<std::string, GemmVerification> g_verified;
+
+void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const GemmRunSettings& settings) {
+  const GemmRung& rung = *gemm_case.rung;
+  const GemmProblem problem{gemm_case.n, rung.dtype};
+  GemmVerification verification;
+  {
+    std::lock_guard lock(g_verified_mutex);
+    auto it = g_verified.find(gemm_case.name);
+    if (it == g_verified.end()) {
+      if (settings.on_case_start) settings.on_case_start(gemm_case);
+      it = g_verified.emplace(gemm_case.name, verify_gemm_rung(rung, cached_gemm_inputs(gemm_case.n))).first;
+    }
+    verification = it->second;
+  }
+  if (!verification.verdict.ok) {
+    state.SkipWithError(("verification failed: " + verification.verdict.message).c_str());
+    return;
+  }
+
+  const GemmInputs& in = cached_gemm_inputs(gemm_case.n);
+  AlignedBuffer<float> c(in.n * in.n);
+  GemmOperands op{in.n, in.a.data(), in.b.data(), in.a_bf16.data(), in.b_bf16.data(), c.data()};
+  std::unique_ptr<GemmKernel> kernel;
+  try {
+    kernel = rung.prepare(op);
+    for (auto _ : state) {
+      kernel->run();
+      if (auto seconds = kernel->self_timed_seconds()) state.SetIterationTime(*seconds);
+      benchmark::DoNotOptimize(c.data());
+      benchmark::ClobberMemory();
+    }
+  } catch (const std::exception& e) {
+    state.SkipWithError(fmt::format("{} failed: {}", gemm_case.name, e.what()).c_str());
+    return;
+  }
+
+  using benchmark::Counter;
+  state.counters["flops"] = Counter(problem.flops(), Counter::kIsIterationInvariantRate);
+  state.SetBytesProcessed(static_cast<std::int64_t>(problem.bytes()) * state.iterations());
+  state.counters["bytes"] = problem.bytes();
+  state.counters["intensity"] = problem.intensity();
+  state.counters["n"] = static_cast<double>(problem.n);
+  state.counters["threads"] = threads_of(rung);
+  state.counters["rel_error"] = verification.verdict.relative_error;
+  if (settings.peaks) {
+    if (double peak = settings.peaks->machine_peak(rung.dtype); peak > 0)
+      state.counters["peak_fraction"] = Counter(problem.flops() / peak, Counter::kIsIterationInvariantRate);
+  }
+  if (!verification.label.empty()) state.SetLabel(verification.label);
+}
+
+}  // namespace
+
+GemmInputs make_gemm_inputs(std::int64_t n) {
+  GemmInputs in;
+  in.n = n;
+  const std::int64_t count = n * n;
+  in.a = AlignedBuffer<float>(count);
+  in.b = AlignedBuffer<float>(count);
+  in.a_bf16 = AlignedBuffer<bf16>(count);
+  in.b_bf16 = AlignedBuffer<bf16>(count);
+  in.reference = AlignedBuffer<double>(count);
+  for (std::int64_t i = 0; i < count; ++i) {
+    in.a[i] = input_value(1, i);
+    in.b[i] = input_value(2, i);
+    in.a_bf16[i] = to_bf16(in.a[i]);
+    in.b_bf16[i] = to_bf16(in.b[i]);
+  }
+  reference_gemm(n, in.a.data(), in.b.data(), in.reference.data());
+  return in;
+}
+
+const GemmInputs& cached_gemm_inputs(std::int64_t n) {
+  static std::mutex mutex;
+  static std::map<std::int64_t, std::unique_ptr<GemmInputs>> cache;
+  std::lock_guard lock(mutex);
+  auto& slot = cache[n];
+  if (!slot) slot = std::make_unique<GemmInputs>(make_gemm_inputs(n));
+  return *slot;
+}
+
+double gemm_case_bytes(std::int64_t n) {
+  const double elements = static_cast<double>(n) * static_cast<double>(n);
+  // A, B (f32 and bf16), C, the reference in double, and room for a rung's packed copies.
+  return elements * (4 + 4 + 2 + 2 + 4 + 8 + 8);
+}
+
+GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& in) {
+  GemmVerification result;
+  AlignedBuffer<float> c(in.n * in.n);
+  std::fill(c.data(), c.data() + c.size(), std::numeric_limits<float>::quiet_NaN());
+  GemmOperands op{in.n, in.a.data(), in.b.data(), in.a_bf16.data(), in.b_bf16.data(), c.data()};
+  try {
+    auto kernel = rung.prepare(op);
+    kernel->run();
+    result.label = kernel->label();
+  } catch (const std::exception& e) {
+    result.verdict.message = std::string("threw: ") + e.what();
+    return result;
+  }
+  result.verdict = compare_to_reference(c.span(), in.reference.span(), dtype_tolerance(rung.dtype));
+  return result;
+}
+
+std::string gemm_case_name(const GemmRung& rung, std::int64_t n) {
+  return fmt::format("gemm/{}/{}/n:{}", rung.name, dtype_name(rung.dtype), n);
+}
+
+std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs,
+                                      const std::vector<std::int64_t>& sizes, bool uncapped) {
+  std::vector<GemmCase> cases;
+  for (const GemmRung* rung : rungs) {
+    std::vector<std::int64_t> rung_sizes;
+    for (std::int64_t n : sizes) {
+      std::int64_t effective = (!uncapped && rung->max_n > 0) ? std::min(n, rung->max_n) : n;
+      if (std::find(rung_sizes.begin(), rung_sizes.end(), effective) == rung_sizes.end())
+        rung_sizes.push_back(effective);
+    }
+    for (std::int64_t n : rung_sizes) cases.push_back({gemm_case_name(*rung, n), rung, n});
+  }
+  return cases;
+}
+
+void register_gemm_benchmarks(const std::vector<GemmCase>& cases, const GemmRunSettings& settings) {
+  for (const GemmCase& gemm_case : cases) {
+    auto* b = benchmark::RegisterBenchmark(gemm_case.name.c_str(), [gemm_case, settings](benchmark::State& state) {
+      run_gemm_case(state, gemm_case, settings);
+    });
+    // Wall-clock time: multi-threaded rungs must not be judged by one thread's CPU time. The
+    // CPython rung reports the multiply's own time, without the interpreter's start-up.
+    if (gemm_case.rung->self_timed) {
+      b->UseManualTime();
+    } else {
+      b->UseRealTime();
+    }
+    b->Unit(benchmark::kMillisecond);
+    if (settings.min_time > 0) b->MinTime(settings.min_time);
+  }
+}
+
+}  // namespace ladder

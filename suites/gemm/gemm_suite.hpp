@@ -1,0 +1,60 @@
+// The GEMM workload: deterministic inputs, the double-precision reference, verification, and
+// one Google Benchmark case per (rung, size): gemm/<rung>/<dtype>/n:<n>.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/buffer.hpp"
+#include "core/compare.hpp"
+#include "core/peak.hpp"
+#include "core/registry.hpp"
+
+namespace ladder {
+
+struct GemmInputs {
+  std::int64_t n = 0;
+  AlignedBuffer<float> a, b;
+  AlignedBuffer<bf16> a_bf16, b_bf16;
+  AlignedBuffer<double> reference;  // A·B in double
+};
+
+// Small integers in [-3, 3]: exact in bf16, and every partial sum is exact in f32 up to
+// n = 2^24 / 9, so a correct rung's error is rounding-free and a wrong one cannot hide.
+GemmInputs make_gemm_inputs(std::int64_t n);
+const GemmInputs& cached_gemm_inputs(std::int64_t n);  // one per n, for the whole run
+
+// Memory a case of size n needs (inputs, output, reference), for refusing sizes that cannot fit.
+double gemm_case_bytes(std::int64_t n);
+
+// Prepare the rung, poison C with NaN, run once, compare with the reference.
+struct GemmVerification {
+  Verdict verdict;
+  std::string label;  // the kernel's own label (e.g. the oneDNN implementation)
+};
+GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& inputs);
+
+std::string gemm_case_name(const GemmRung& rung, std::int64_t n);
+
+struct GemmCase {
+  std::string name;
+  const GemmRung* rung = nullptr;
+  std::int64_t n = 0;
+};
+
+// Every (rung, size) pair to run: sizes above a rung's cap become the cap (once), unless
+// `uncapped`. Rungs keep registry order; sizes keep the given order.
+std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs,
+                                      const std::vector<std::int64_t>& sizes, bool uncapped);
+
+struct GemmRunSettings {
+  const Peaks* peaks = nullptr;
+  double min_time = 0;  // seconds; 0 leaves Google Benchmark's --benchmark_min_time in charge
+  // Called once per case, before it is verified and timed: progress for long runs.
+  std::function<void(const GemmCase&)> on_case_start;
+};
+
+void register_gemm_benchmarks(const std::vector<GemmCase>& cases, const GemmRunSettings& settings);
+
+}  // namespace ladder
