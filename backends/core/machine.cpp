@@ -97,26 +97,22 @@ MachineInfo machine_info() {
 }
 
 std::string machine_id(const MachineInfo& info) {
-  std::string slug;
-  for (char ch : info.cpu_model) {
+  std::string model = info.cpu_model;
+  if (auto at = model.find('@'); at != std::string::npos) model.erase(at);  // "@ 2.40GHz"
+  // Lower-case words of letters and digits, without the ones that name no machine.
+  std::vector<std::string> words;
+  std::string word;
+  for (std::size_t i = 0; i <= model.size(); ++i) {
+    char ch = i < model.size() ? model[i] : ' ';
     if (std::isalnum(static_cast<unsigned char>(ch))) {
-      slug += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    } else if (!slug.empty() && slug.back() != '-') {
-      slug += '-';
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    } else if (!word.empty()) {
+      if (word != "r" && word != "tm" && word != "cpu" && word != "processor") words.push_back(word);
+      word.clear();
     }
   }
-  // Drop vendor noise that names no machine: "(R)", "(TM)", "CPU", "Processor", "@ 2.40GHz".
-  for (const char* noise : {"-r-", "-tm-", "-cpu-", "-processor-"}) {
-    for (auto pos = slug.find(noise); pos != std::string::npos; pos = slug.find(noise))
-      slug.replace(pos, std::string(noise).size(), "-");
-  }
-  if (auto at = slug.find("-ghz"); at != std::string::npos) {
-    auto start = slug.rfind('-', at > 0 ? at - 1 : 0);
-    while (start != std::string::npos && start > 0 && std::isdigit(static_cast<unsigned char>(slug[start - 1])))
-      start = slug.rfind('-', start - 1);
-    slug.erase(start == std::string::npos ? 0 : start);
-  }
-  while (!slug.empty() && slug.back() == '-') slug.pop_back();
+  std::string slug;
+  for (const auto& w : words) slug += (slug.empty() ? "" : "-") + w;
   if (slug.empty()) slug = "unknown-cpu";
   return fmt::format("{}-{}c", slug, info.logical_cpus);
 }

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, runs the default profile on this machine, writes
+# results/<machine-id>/<date>-<git-sha>.json and prints the ladder.
+#   scripts/run.sh                      the full profile (ladder + size sweep)
+#   LADDER_PROFILE=quick scripts/run.sh every rung, a few minutes
+#   scripts/run.sh --rungs avx512,openblas --sizes 2048   any ladderbench options
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh
+scripts/build.sh release
+
+exe=build/release/ladderbench
+machine="$("$exe" --machine-id)"
+sha="$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then sha="$sha-dirty"; fi
+mkdir -p "results/$machine"
+out="results/$machine/$(date -u +%Y-%m-%dT%H%M%SZ)-$sha.json"
+
+echo "run: $("$exe" --list | grep -c '^gemm/.* available$' || true) rungs available on $machine; results -> $out"
+"$exe" --profile "${LADDER_PROFILE:-full}" --benchmark_out="$out" --benchmark_out_format=json "$@"

@@ -1,0 +1,103 @@
+// ladderbench as a user runs it: bad input gets one clear line on stderr and exit code 2.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Result run_ladderbench(const std::string& args, const std::string& env = "") {
+  std::string command = fmt::format("{} '{}' {} 2>&1", env, LADDERBENCH_EXE, args);
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buffer;
+  while (std::fgets(buffer.data(), buffer.size(), pipe)) r.output += buffer.data();
+  int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+void expect_usage_error(const std::string& args, const std::string& message, const std::string& env = "") {
+  Result r = run_ladderbench(args, env);
+  EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+  EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+  EXPECT_EQ(count_lines(r.output), 1) << "one clear line, got:\n" << r.output;
+  EXPECT_EQ(r.output.rfind("ladderbench: ", 0), 0u) << r.output;
+}
+
+TEST(Cli, RejectsUnknownSuite) { expect_usage_error("--suite gemm,fft", "unknown suite 'fft'"); }
+TEST(Cli, RejectsUnknownRung) { expect_usage_error("--rungs naive,turbo", "unknown rung 'turbo'"); }
+TEST(Cli, RejectsSizesThatAreNotPositiveIntegers) {
+  expect_usage_error("--sizes 0", "size '0' is not a positive integer");
+  expect_usage_error("--sizes=-5", "size '-5' is not a positive integer");
+  expect_usage_error("--sizes 12x", "size '12x' is not a positive integer");
+  expect_usage_error("--sizes 1.5", "size '1.5' is not a positive integer");
+  expect_usage_error("--sizes 64,", "size '' is not a positive integer");
+  expect_usage_error("--sizes 99999999999", "is not a positive integer");
+}
+TEST(Cli, RejectsASizeThatCannotFitInMemory) {
+  expect_usage_error("--rungs autovec --sizes 200000", "n=200000 needs about");
+}
+TEST(Cli, RejectsUnknownOptionsAndProfiles) {
+  expect_usage_error("--turbo", "unknown option '--turbo'");
+  expect_usage_error("--profile huge", "unknown profile 'huge'");
+  expect_usage_error("--sizes", "--sizes needs a value");
+}
+TEST(Cli, RejectsABadFilterAndAFilterThatSelectsNothing) {
+  expect_usage_error("'--benchmark_filter=gemm/(' --sizes 8", "is not a valid regular expression");
+  expect_usage_error("--benchmark_filter=^nothing$ --sizes 8", "no case to run");
+}
+TEST(Cli, RejectsAnUnwritableResultsFile) {
+  expect_usage_error("--rungs autovec --sizes 8 --benchmark_out=/nonexistent-dir/x.json", "cannot write results file");
+}
+TEST(Cli, RejectsABadIsaCap) { expect_usage_error("--list", "LADDER_MAX_ISA='sse9'", "LADDER_MAX_ISA=sse9"); }
+
+TEST(Cli, HelpDescribesTheOptions) {
+  Result r = run_ladderbench("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* option : {"--suite", "--rungs", "--sizes", "--profile", "--list", "--benchmark_filter"})
+    EXPECT_NE(r.output.find(option), std::string::npos) << option;
+}
+
+TEST(Cli, ListShowsEveryRungWithItsStatus) {
+  Result r = run_ladderbench("--list");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* rung : {"gemm/boxed ", "gemm/naive ", "gemm/avx512 ", "gemm/amx "})
+    EXPECT_NE(r.output.find(rung), std::string::npos) << rung << "\n" << r.output;
+  std::size_t lines = 0, with_status = 0;
+  for (std::size_t pos = 0; (pos = r.output.find("\ngemm/", pos)) != std::string::npos || lines == 0;) {
+    if (pos == std::string::npos) break;
+    ++lines;
+    std::string line = r.output.substr(pos + 1, r.output.find('\n', pos + 1) - pos - 1);
+    if (line.find(" available") != std::string::npos || line.find("unavailable: ") != std::string::npos) ++with_status;
+    ++pos;
+  }
+  EXPECT_EQ(lines, with_status);
+}
+
+TEST(Cli, IsaCapMakesHandWrittenRungsUnavailable) {
+  Result r = run_ladderbench("--list", "LADDER_MAX_ISA=avx2");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("unavailable: capped by LADDER_MAX_ISA=avx2"), std::string::npos) << r.output;
+}
+
+TEST(Cli, AnUnavailableRungIsSkippedWithItsReason) {
+  // Capped, avx512 cannot run; asking for it alone leaves nothing to run.
+  Result r = run_ladderbench("--rungs avx512 --sizes 8", "LADDER_MAX_ISA=avx2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("skipping gemm/avx512: unavailable: capped by LADDER_MAX_ISA=avx2"), std::string::npos)
+      << r.output;
+}
+
+}  // namespace

@@ -1,0 +1,84 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/cpu_features.hpp"
+#include "core/machine.hpp"
+#include "core/registry.hpp"
+
+namespace ladder {
+namespace {
+
+TEST(Registry, HoldsTheLadderInOrder) {
+  std::vector<std::string> names;
+  for (const auto& r : registry().gemm) names.push_back(r.name);
+  // The CPU rungs are always built; library rungs sit between avx512 and amx when present.
+  std::vector<std::string> cpu = {"python", "boxed", "naive", "interchange", "autovec", "tiled", "parallel", "avx512"};
+  ASSERT_GE(names.size(), cpu.size() + 1);
+  EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + cpu.size()), cpu);
+  // The f32 ladder comes first, then the bf16 rungs, amx first among them.
+  bool seen_bf16 = false;
+  for (const auto& r : registry().gemm) {
+    if (r.dtype == DType::bf16) seen_bf16 = true;
+    EXPECT_FALSE(seen_bf16 && r.dtype == DType::f32) << r.name << " after a bf16 rung";
+  }
+  auto amx = std::find(names.begin(), names.end(), "amx");
+  ASSERT_NE(amx, names.end());
+  EXPECT_EQ(registry().find_gemm("amx")->dtype, DType::bf16);
+#ifdef LADDER_HAVE_OPENBLAS
+  EXPECT_NE(std::find(names.begin(), names.end(), "openblas"), names.end());
+#endif
+#ifdef LADDER_HAVE_ONEDNN
+  EXPECT_EQ(names.back(), "onednn-bf16");
+#endif
+}
+
+TEST(Registry, NamesAreUniqueAndEveryRungIsComplete) {
+  std::set<std::string> seen;
+  for (const auto& r : registry().gemm) {
+    EXPECT_TRUE(seen.insert(r.name).second) << r.name;
+    EXPECT_TRUE(r.prepare) << r.name;
+    EXPECT_FALSE(r.summary.empty()) << r.name;
+    EXPECT_EQ(r.name.find('/'), std::string::npos) << "a slash would break case names";
+  }
+  EXPECT_EQ(registry().find_gemm("no-such-rung"), nullptr);
+}
+
+TEST(Registry, RefusesADuplicateRung) {
+  Registry r;
+  GemmRung rung;
+  rung.name = "x";
+  rung.prepare = [](const GemmOperands&) { return std::unique_ptr<GemmKernel>(); };
+  r.add(rung);
+  EXPECT_THROW(r.add(rung), std::logic_error);
+}
+
+TEST(CpuFeatures, IsaLevelsParseAndOrder) {
+  EXPECT_EQ(parse_isa("avx512"), Isa::avx512);
+  EXPECT_EQ(parse_isa("amx"), Isa::amx);
+  EXPECT_FALSE(parse_isa("sse9").has_value());
+  EXPECT_LT(Isa::avx2, Isa::avx512);
+  EXPECT_EQ(isa_unavailable_reason(Isa::scalar), "");
+  // AVX-512 implies AVX2 here: a CPU cannot report the wider level without the narrower one.
+  if (isa_unavailable_reason(Isa::avx512).empty()) EXPECT_EQ(isa_unavailable_reason(Isa::avx2), "");
+}
+
+TEST(Machine, IdIsAFolderName) {
+  MachineInfo m;
+  m.cpu_model = "Intel(R) Xeon(R) Platinum 8480+ CPU @ 2.00GHz";
+  m.logical_cpus = 224;
+  EXPECT_EQ(machine_id(m), "intel-xeon-platinum-8480-224c");
+  m.cpu_model = "AMD EPYC 9965 192-Core Processor";
+  m.logical_cpus = 384;
+  EXPECT_EQ(machine_id(m), "amd-epyc-9965-192-core-384c");
+  m.cpu_model = "";
+  m.logical_cpus = 2;
+  EXPECT_EQ(machine_id(m), "unknown-cpu-2c");
+  MachineInfo here = machine_info();
+  EXPECT_GT(here.logical_cpus, 0);
+  EXPECT_GT(here.memory_total_bytes, 0);
+  EXPECT_EQ(machine_id(here).find('/'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ladder

@@ -1,0 +1,127 @@
+// Every rung this build registered, against the double reference, on sizes that are not
+// multiples of any block or tile (1, 7, 33, 100, 131, 257). Unavailable rungs are skipped with
+// their reason, never silently passed.
+#include <gtest/gtest.h>
+
+#include "gemm/gemm_suite.hpp"
+
+namespace ladder {
+namespace {
+
+struct RungSize {
+  std::string rung;
+  std::int64_t n;
+};
+
+void PrintTo(const RungSize& c, std::ostream* os) { *os << c.rung << " at n=" << c.n; }
+
+std::vector<RungSize> all_cases() {
+  std::vector<RungSize> cases;
+  for (const auto& rung : registry().gemm)
+    for (std::int64_t n : {1, 7, 33, 100, 131, 257}) cases.push_back({rung.name, n});
+  return cases;
+}
+
+class RungMatchesReference : public ::testing::TestWithParam<RungSize> {};
+
+TEST_P(RungMatchesReference, WithinTolerance) {
+  const GemmRung* rung = registry().find_gemm(GetParam().rung);
+  ASSERT_NE(rung, nullptr);
+  if (auto reason = rung->unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  const GemmInputs& in = cached_gemm_inputs(GetParam().n);
+  GemmVerification v = verify_gemm_rung(*rung, in);
+  EXPECT_TRUE(v.verdict.ok) << v.verdict.message;
+  EXPECT_LE(v.verdict.relative_error, dtype_tolerance(rung->dtype));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllRungs, RungMatchesReference, ::testing::ValuesIn(all_cases()),
+                         [](const auto& info) {
+                           std::string name = info.param.rung + "_n" + std::to_string(info.param.n);
+                           for (char& ch : name)
+                             if (ch == '-') ch = '_';
+                           return name;
+                         });
+
+// The verifier must catch what a broken rung does: garbage, an untouched (poisoned) output,
+// zeros, and C += A·B instead of C = A·B.
+GemmRung broken_rung(std::function<void(const GemmOperands&)> body) {
+  GemmRung rung;
+  rung.name = "broken";
+  rung.prepare = [body](const GemmOperands& op) { return make_kernel([op, body] { body(op); }); };
+  return rung;
+}
+
+TEST(Verification, RejectsAnOutputThatWasNeverWritten) {
+  auto v = verify_gemm_rung(broken_rung([](const GemmOperands&) {}), cached_gemm_inputs(33));
+  EXPECT_FALSE(v.verdict.ok);
+  EXPECT_NE(v.verdict.message.find("not finite"), std::string::npos) << v.verdict.message;
+}
+
+TEST(Verification, RejectsAllZeros) {
+  auto v = verify_gemm_rung(broken_rung([](const GemmOperands& op) {
+                              std::fill(op.c, op.c + op.n * op.n, 0.0f);
+                            }),
+                            cached_gemm_inputs(33));
+  EXPECT_FALSE(v.verdict.ok);
+  EXPECT_EQ(v.verdict.message, "output is all zero");
+}
+
+TEST(Verification, RejectsAnOffByOneIndex) {
+  auto v = verify_gemm_rung(broken_rung([](const GemmOperands& op) {
+                              const auto n = op.n;
+                              for (std::int64_t i = 0; i < n; ++i)
+                                for (std::int64_t j = 0; j < n; ++j) {
+                                  float s = 0;
+                                  for (std::int64_t k = 0; k + 1 < n; ++k) s += op.a[i * n + k] * op.b[k * n + j];
+                                  op.c[i * n + j] = s;
+                                }
+                            }),
+                            cached_gemm_inputs(33));
+  EXPECT_FALSE(v.verdict.ok);
+  EXPECT_NE(v.verdict.message.find("relative L2 error"), std::string::npos) << v.verdict.message;
+}
+
+TEST(Verification, ReportsAThrowingRung) {
+  auto v = verify_gemm_rung(broken_rung([](const GemmOperands&) { throw std::runtime_error("boom"); }),
+                            cached_gemm_inputs(7));
+  EXPECT_FALSE(v.verdict.ok);
+  EXPECT_EQ(v.verdict.message, "threw: boom");
+}
+
+TEST(GemmProblem, CountsFlopsAndBytesOnce) {
+  GemmProblem f32{1000, DType::f32}, bf16{1000, DType::bf16};
+  EXPECT_DOUBLE_EQ(f32.flops(), 2e9);
+  EXPECT_DOUBLE_EQ(f32.bytes(), 1e6 * 12);  // A, B read (4 bytes), C written (4 bytes)
+  EXPECT_DOUBLE_EQ(bf16.bytes(), 1e6 * 8);  // A, B in bf16
+  EXPECT_DOUBLE_EQ(f32.intensity(), 2e9 / 12e6);
+}
+
+TEST(GemmInputs, AreSmallIntegersExactInBf16) {
+  const GemmInputs& in = cached_gemm_inputs(64);
+  bool has_negative = false, has_positive = false;
+  for (std::size_t i = 0; i < in.a.size(); ++i) {
+    ASSERT_EQ(in.a[i], static_cast<float>(static_cast<int>(in.a[i])));
+    ASSERT_LE(std::abs(in.a[i]), 3.0f);
+    ASSERT_EQ(to_float(in.a_bf16[i]), in.a[i]);
+    has_negative |= in.a[i] < 0;
+    has_positive |= in.a[i] > 0;
+  }
+  EXPECT_TRUE(has_negative && has_positive);
+}
+
+TEST(PlanCases, CapsSlowRungsAtTheirLimitOnce) {
+  const GemmRung* boxed = registry().find_gemm("boxed");
+  const GemmRung* avx = registry().find_gemm("autovec");
+  ASSERT_TRUE(boxed && avx);
+  auto cases = plan_gemm_cases({boxed, avx}, {64, 1024, 2048}, false);
+  std::vector<std::string> names;
+  for (auto& c : cases) names.push_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"gemm/boxed/f32/n:64", "gemm/boxed/f32/n:128", "gemm/autovec/f32/n:64",
+                                             "gemm/autovec/f32/n:1024", "gemm/autovec/f32/n:2048"}));
+  auto uncapped = plan_gemm_cases({boxed}, {1024}, true);
+  ASSERT_EQ(uncapped.size(), 1u);
+  EXPECT_EQ(uncapped[0].n, 1024);
+}
+
+}  // namespace
+}  // namespace ladder
