@@ -42,6 +42,19 @@ INSTANTIATE_TEST_SUITE_P(AllRungs, RungMatchesReference, ::testing::ValuesIn(all
                            return name;
                          });
 
+// Large enough that avx512 packs B in several column blocks (and tiled/parallel, several K
+// blocks): a prime, so every block and tile has a ragged edge.
+TEST(LargeSize, BlockedRungsCrossTheirPackingBlocks) {
+  const GemmInputs& in = cached_gemm_inputs(1531);
+  for (const char* name : {"parallel", "avx512"}) {
+    const GemmRung* rung = registry().find_gemm(name);
+    ASSERT_NE(rung, nullptr);
+    if (auto reason = rung->unavailable_reason(); !reason.empty()) continue;
+    GemmVerification v = verify_gemm_rung(*rung, in);
+    EXPECT_TRUE(v.verdict.ok) << name << ": " << v.verdict.message;
+  }
+}
+
 // The verifier must catch what a broken rung does: garbage, an untouched (poisoned) output,
 // zeros, and C += A·B instead of C = A·B.
 GemmRung broken_rung(std::function<void(const GemmOperands&)> body) {

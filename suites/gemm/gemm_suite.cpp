@@ -179,7 +179,6 @@ void register_gemm_benchmarks(const std::vector<GemmCase>& cases, const GemmRunS
       b->UseRealTime();
     }
     b->Unit(benchmark::kMillisecond);
-    if (settings.min_time > 0) b->MinTime(settings.min_time);
   }
 }
 

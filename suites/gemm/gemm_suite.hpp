@@ -50,7 +50,6 @@ std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs,
 
 struct GemmRunSettings {
   const Peaks* peaks = nullptr;
-  double min_time = 0;  // seconds; 0 leaves Google Benchmark's --benchmark_min_time in charge
   // Called once per case, before it is verified and timed: progress for long runs.
   std::function<void(const GemmCase&)> on_case_start;
 };
