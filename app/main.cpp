@@ -35,7 +35,8 @@ Options:
   --suite LIST      suites to run, comma-separated (available: gemm; default: all)
   --rungs LIST      rungs to run, comma-separated (default: every available rung; see --list)
   --sizes LIST      problem sizes n, comma-separated positive integers (replaces the profile's)
-  --profile NAME    quick (every rung, a few minutes) or full (adds a size sweep; the default)
+  --profile NAME    quick: every rung at n=1024 and 2048, once (under a minute here);
+                    full (the default): n=64..4096, each case 3 times (medians in the table)
   --no-cap          also run slow rungs (python, boxed, naive, interchange) above their size cap
   --list            list every rung with "available" or "unavailable: <reason>", then exit
   --machine-id      print this machine's results folder name (results/<id>/), then exit
@@ -47,6 +48,7 @@ Google Benchmark's flags pass through, among them:
   --benchmark_out=FILE          write results there (written to FILE.partial, renamed when done)
   --benchmark_out_format=json   json (default for --benchmark_out), csv or console
   --benchmark_repetitions=N     repeat each case N times and report mean/median/stddev/cv
+                                (default: 3 in the full profile, 1 otherwise)
   --benchmark_min_time=SECONDS  minimum time per case (default: 0.2 quick, 0.5 full)
 
 Cases are named suite/rung/dtype/n:N (Google Benchmark appends /real_time or /manual_time
@@ -67,6 +69,7 @@ struct Options {
   std::optional<std::string> filter;
   std::optional<std::string> out_path;
   bool user_min_time = false;
+  bool user_repetitions = false;
   std::vector<std::string> benchmark_args;  // passed on to Google Benchmark
 };
 
@@ -149,6 +152,7 @@ Options parse_options(int argc, char** argv) {
       if (o.out_path->empty()) usage_error("--benchmark_out needs a file name");
     } else if (name.rfind("--benchmark_", 0) == 0 || name == "--v") {
       if (name == "--benchmark_min_time") o.user_min_time = true;
+      if (name == "--benchmark_repetitions") o.user_repetitions = true;
       o.benchmark_args.push_back(arg);
     } else {
       usage_error(fmt::format("unknown option '{}'", arg));
@@ -294,6 +298,8 @@ int main(int argc, char** argv) {
 
   // The profile's time per case, as the flag (a per-case MinTime would rename every case).
   if (!opt.user_min_time) opt.benchmark_args.push_back(opt.profile == "quick" ? "--benchmark_min_time=0.2" : "--benchmark_min_time=0.5");
+  // Shared machines are noisy: the full profile repeats each case and the table uses medians.
+  if (!opt.user_repetitions && opt.profile == "full" && !opt.sizes) opt.benchmark_args.push_back("--benchmark_repetitions=3");
   std::vector<char*> bench_argv;
   for (auto& a : opt.benchmark_args) bench_argv.push_back(a.data());
   int bench_argc = static_cast<int>(bench_argv.size());
