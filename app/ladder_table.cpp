@@ -1,5 +1,7 @@
 #include "ladder_table.hpp"
 
+#include "ceilings.hpp"
+
 #include <fmt/format.h>
 
 #include <map>
@@ -13,7 +15,7 @@ struct CaseName {
   std::int64_t n = 0;
 };
 
-// "gemm/avx512/f32/n:1024/real_time" → its parts.
+// "gemm/avx512/f32/n:1024/real_time" → its parts (the size field may be k:, bytes:, ops:).
 std::optional<CaseName> parse_case_name(const std::string& name) {
   std::vector<std::string> parts;
   std::size_t start = 0;
@@ -23,10 +25,10 @@ std::optional<CaseName> parse_case_name(const std::string& name) {
     if (slash == std::string::npos) break;
     start = slash + 1;
   }
-  if (parts.size() < 4 || parts[3].rfind("n:", 0) != 0) return std::nullopt;
+  if (parts.size() < 4 || parts[3].find(':') == std::string::npos) return std::nullopt;
   CaseName c{parts[0], parts[1], parts[2], 0};
   try {
-    c.n = std::stoll(parts[3].substr(2));
+    c.n = std::stoll(parts[3].substr(parts[3].find(':') + 1));
   } catch (...) {
     return std::nullopt;
   }
@@ -155,8 +157,34 @@ std::string format_ratios(const std::vector<benchmark::BenchmarkReporter::Run>& 
       auto theirs = rate.find({p.theirs, key.second});
       if (theirs == rate.end() || theirs->second <= 0) continue;
       out += fmt::format("  {:<7} / {:<12} at n={:<5} {:6.2f}x{}\n", p.ours, p.theirs, key.second,
-                         ours / theirs->second, *p.target ? fmt::format("   (target {})", p.target) : "");
+                         ours / theirs->second,
+                         *p.target && (key.second == 2048 || std::string(p.ours) == "boxed") ? fmt::format("   (target {})", p.target) : "");
     }
+  }
+  return out;
+}
+
+}  // namespace ladder
+
+namespace ladder {
+
+std::string format_roofline_summary(const std::vector<benchmark::BenchmarkReporter::Run>& runs, const Ceilings& ceilings) {
+  // (rung, dtype) → k → run
+  std::map<std::pair<std::string, std::string>, std::map<std::int64_t, const benchmark::BenchmarkReporter::Run*>> sweeps;
+  for (const auto& [key, run] : representative_runs(runs)) {
+    auto name = parse_case_name(key);
+    if (name && name->suite == "roofline" && !run->error_occurred) sweeps[{name->rung, name->dtype}][name->n] = run;
+  }
+  std::string out;
+  for (const auto& [series, points] : sweeps) {
+    const auto& low = *points.begin();
+    const auto& high = *points.rbegin();
+    const double low_bandwidth = counter(*low.second, "bytes_per_second");
+    out += fmt::format("  {:<7} {:<4} k={:<3} {:>8.2f} GB/s ({:>5.1f}% of STREAM triad)   k={:<3} {:>9.2f} GFLOP/s ({:>5.1f}% of its peak probe)   {}\n",
+                       series.first, series.second, low.first, low_bandwidth / 1e9,
+                       100 * low_bandwidth / ceilings.triad_bytes_per_second, high.first,
+                       counter(*high.second, "flops") / 1e9, 100 * counter(*high.second, "peak_fraction"),
+                       high.second->report_label);
   }
   return out;
 }

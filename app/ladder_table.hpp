@@ -9,6 +9,8 @@
 
 namespace ladder {
 
+struct Ceilings;
+
 // Passes every run to the console reporter and keeps a copy for the ladder table.
 class CollectingReporter : public benchmark::ConsoleReporter {
  public:
@@ -41,5 +43,9 @@ std::string format_ladder(const std::vector<LadderRow>& rows);
 
 // Head-to-head ratios of rungs measured in this run (same n), e.g. avx512 against openblas.
 std::string format_ratios(const std::vector<benchmark::BenchmarkReporter::Run>& runs);
+
+// Each roofline sweep's two ends: bandwidth at the lowest intensity against STREAM triad, FLOP/s
+// at the highest against its peak probe.
+std::string format_roofline_summary(const std::vector<benchmark::BenchmarkReporter::Run>& runs, const Ceilings& ceilings);
 
 }  // namespace ladder

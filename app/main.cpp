@@ -14,29 +14,39 @@
 #include <string>
 #include <vector>
 
+#include "cache/cache_suite.hpp"
+#include "ceilings.hpp"
 #include "core/machine.hpp"
-#include "core/peak.hpp"
 #include "core/registry.hpp"
 #include "gemm/gemm_suite.hpp"
 #include "ladder_table.hpp"
+#include "overhead/overhead_suite.hpp"
+#include "roofline/roofline_suite.hpp"
+#include "stream/stream_suite.hpp"
 
 namespace {
 
 using namespace ladder;
 
 constexpr int kUsageError = 2;
-constexpr std::int64_t kLadderSize = 1024;
+const std::vector<std::string> kSuites = {"gemm", "stream", "cache", "roofline", "overhead"};
 
 const char* const kHelp = R"(ladderbench: one workload measured at every rung of the abstraction ladder.
 
 Usage: ladderbench [options] [Google Benchmark flags]
 
 Options:
-  --suite LIST      suites to run, comma-separated (available: gemm; default: all)
-  --rungs LIST      rungs to run, comma-separated (default: every available rung; see --list)
-  --sizes LIST      problem sizes n, comma-separated positive integers (replaces the profile's)
+  --suite LIST      suites to run, comma-separated (default: all of them):
+                      gemm      the ladder: C = A*B at every rung
+                      stream    STREAM copy/scale/add/triad (f64, f32; cached and streaming stores)
+                      cache     read bandwidth against working-set size, one core and all cores
+                      roofline  FLOP/s against arithmetic intensity (scalar, avx512, boxed)
+                      overhead  fixed costs: a call, a parallel region, a bytecode, tiny GEMMs
+  --rungs LIST      rungs (or kernels) to run, comma-separated (default: all available; see --list)
+  --sizes LIST      GEMM sizes n, comma-separated positive integers (replaces the profile's)
   --profile NAME    quick: every rung at n=1024 and 2048, once (under a minute here);
-                    full (the default): n=64..4096, each case 3 times (medians in the table)
+                    full (the default): n=64..4096, each case 3 times (medians in the table);
+                    smoke: every case at tiny sizes, for tests (its figures mean nothing)
   --no-cap          also run slow rungs (python, boxed, naive, interchange) above their size cap
   --list            list every rung with "available" or "unavailable: <reason>", then exit
   --machine-id      print this machine's results folder name (results/<id>/), then exit
@@ -51,9 +61,11 @@ Google Benchmark's flags pass through, among them:
                                 (default: 3 in the full profile, 1 otherwise)
   --benchmark_min_time=SECONDS  minimum time per case (default: 0.2 quick, 0.5 full)
 
-Cases are named suite/rung/dtype/n:N (Google Benchmark appends /real_time or /manual_time
-to the name in its output). Every case is verified against a double-precision reference
-before it is timed; a case that fails verification is reported as an error and gets no speed.
+Cases are named suite/rung/dtype/size (Google Benchmark appends /real_time or /manual_time
+to the name in its output). Every case is verified before it is timed (GEMM against a double
+reference; the other kernels by a checksum with a closed form); a case that fails is reported
+as an error and gets no speed. Before the cases, the machine's ceilings are measured (peak
+FLOP/s per dtype, read bandwidth per memory level, fixed costs) and written to the context.
 Environment: OMP_NUM_THREADS sets the all-core rungs' threads; LADDER_MAX_ISA caps the
 hand-written ISA rungs and probes (scalar, avx2, avx512, avx512_bf16, amx).
 )";
@@ -97,6 +109,17 @@ std::int64_t parse_size(const std::string& text) {
   return std::stoll(text);
 }
 
+// Every rung or kernel name some suite knows, for checking --rungs.
+std::vector<std::string> known_rungs() {
+  std::vector<std::string> names;
+  for (const auto& g : registry().gemm) names.push_back(g.name);
+  for (auto list : {stream_rung_names(), std::vector<std::string>{"one-core", "all-cores"}, roofline_rung_names(),
+                    overhead_rung_names()})
+    for (auto& n : list)
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  return names;
+}
+
 Options parse_options(int argc, char** argv) {
   Options o;
   o.benchmark_args.push_back(argv[0]);
@@ -125,15 +148,17 @@ Options parse_options(int argc, char** argv) {
       o.uncapped = true;
     } else if (name == "--suite") {
       for (auto& s : split_list(take_value())) {
-        if (s != "gemm") usage_error(fmt::format("unknown suite '{}' (available: gemm)", s));
+        if (std::find(kSuites.begin(), kSuites.end(), s) == kSuites.end())
+          usage_error(fmt::format("unknown suite '{}' (available: gemm, stream, cache, roofline, overhead)", s));
         o.suites.insert(s);
       }
     } else if (name == "--rungs") {
+      const auto known = known_rungs();
       for (auto& r : split_list(take_value())) {
-        if (!registry().find_gemm(r)) {
-          std::string known;
-          for (const auto& g : registry().gemm) known += (known.empty() ? "" : ", ") + g.name;
-          usage_error(fmt::format("unknown rung '{}' (known: {})", r, known));
+        if (std::find(known.begin(), known.end(), r) == known.end()) {
+          std::string list;
+          for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+          usage_error(fmt::format("unknown rung '{}' (known: {})", r, list));
         }
         o.rungs.push_back(r);
       }
@@ -143,8 +168,8 @@ Options parse_options(int argc, char** argv) {
       o.sizes = sizes;
     } else if (name == "--profile") {
       o.profile = take_value();
-      if (o.profile != "quick" && o.profile != "full")
-        usage_error(fmt::format("unknown profile '{}' (quick or full)", o.profile));
+      if (o.profile != "quick" && o.profile != "full" && o.profile != "smoke")
+        usage_error(fmt::format("unknown profile '{}' (quick, full or smoke)", o.profile));
     } else if (name == "--benchmark_filter") {
       o.filter = take_value();
     } else if (name == "--benchmark_out") {
@@ -161,16 +186,9 @@ Options parse_options(int argc, char** argv) {
   return o;
 }
 
-// The profile's sizes: the ladder size for every rung, plus n=2048 where the library rungs are
-// compared head to head; the full profile adds a sweep. Slow rungs stop at their cap.
-std::vector<std::int64_t> profile_sizes(const std::string& profile) {
-  if (profile == "quick") return {kLadderSize, 2048};
-  return {64, 128, 256, 512, kLadderSize, 2048, 4096};
-}
-
 // The cases --benchmark_filter selects, matched as Google Benchmark does (a leading '-'
 // negates) but against the plain case names, so that '^gemm/avx512/f32/n:1024$' works.
-std::vector<GemmCase> apply_filter(const std::vector<GemmCase>& cases, const std::optional<std::string>& filter) {
+std::vector<BenchmarkCase> apply_filter(const std::vector<BenchmarkCase>& cases, const std::optional<std::string>& filter) {
   if (!filter || filter->empty() || *filter == "all" || *filter == ".") return cases;
   bool negate = (*filter)[0] == '-';
   std::regex re;
@@ -179,7 +197,7 @@ std::vector<GemmCase> apply_filter(const std::vector<GemmCase>& cases, const std
   } catch (const std::regex_error& e) {
     usage_error(fmt::format("--benchmark_filter '{}' is not a valid regular expression: {}", *filter, e.what()));
   }
-  std::vector<GemmCase> kept;
+  std::vector<BenchmarkCase> kept;
   for (const auto& c : cases)
     if (std::regex_search(c.name, re) != negate) kept.push_back(c);
   return kept;
@@ -195,6 +213,10 @@ void print_list() {
                rung.threading == Threading::all_cores ? "all cores" : "1 core", cap, status);
     fmt::print("    {}\n", rung.summary);
   }
+  fmt::print("stream/{{{}}}  f64, f32  all cores\n", fmt::join(stream_rung_names(), ","));
+  fmt::print("cache/{{one-core,all-cores}}  read bandwidth against working-set size\n");
+  fmt::print("roofline/{{{}}}  f32, f64 (boxed: f64)  k = 0..512 FMAs per element\n", fmt::join(roofline_rung_names(), ","));
+  fmt::print("overhead/{{{}}}  and gemm at n = 1..64 through each library\n", fmt::join(overhead_rung_names(), ","));
   for (const auto& probe : r.peak_probes) {
     std::string reason = isa_unavailable_reason(probe.isa);
     fmt::print("peak/{:<12} {:<5} {}\n", probe.name, dtype_name(probe.dtype),
@@ -202,7 +224,7 @@ void print_list() {
   }
 }
 
-void add_context(const MachineInfo& m, const Peaks& peaks, const std::string& profile) {
+void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::string& profile) {
   using benchmark::AddCustomContext;
   AddCustomContext("machine_id", machine_id(m));
   AddCustomContext("cpu_model", m.cpu_model);
@@ -219,16 +241,7 @@ void add_context(const MachineInfo& m, const Peaks& peaks, const std::string& pr
   AddCustomContext("profile", profile);
   for (const auto& [key, value] : build_context()) AddCustomContext(key, value);
   for (const auto& [key, value] : registry().context) AddCustomContext(key, value());
-  for (DType t : {DType::f32, DType::bf16}) {
-    if (double peak = peaks.machine_peak(t); peak > 0) {
-      AddCustomContext(fmt::format("peak_{}_flops", dtype_name(t)), fmt::format("{:.6g}", peak));
-      AddCustomContext(fmt::format("peak_{}_source", dtype_name(t)), peaks.machine_peak_source(t));
-    }
-  }
-  for (const auto& p : peaks.measurements)
-    AddCustomContext(fmt::format("peak_probe/{}/{}/threads:{}", p.probe, dtype_name(p.dtype), p.threads),
-                     fmt::format("{:.6g}", p.flops_per_second));
-  for (const auto& s : peaks.skipped) AddCustomContext("peak_probe_skipped/" + s.substr(0, s.find(':')), s.substr(s.find(':') + 2));
+  for (const auto& [key, value] : ceilings_context(ceilings)) AddCustomContext(key, value);
 }
 
 }  // namespace
@@ -245,29 +258,37 @@ int main(int argc, char** argv) {
     print_list();
     return 0;
   }
-
-  // Which rungs, which sizes.
   const Registry& reg = registry();
-  std::vector<const GemmRung*> rungs;
-  for (const auto& rung : reg.gemm) {
-    bool asked = opt.rungs.empty() || std::find(opt.rungs.begin(), opt.rungs.end(), rung.name) != opt.rungs.end();
-    if (!asked) continue;
-    if (auto reason = rung.unavailable_reason(); !reason.empty()) {
-      if (!opt.rungs.empty()) std::fprintf(stderr, "ladderbench: skipping gemm/%s: unavailable: %s\n", rung.name.c_str(), reason.c_str());
-      continue;
-    }
-    rungs.push_back(&rung);
-  }
-  std::vector<std::int64_t> sizes = opt.sizes.value_or(profile_sizes(opt.profile));
-  std::vector<GemmCase> cases = apply_filter(plan_gemm_cases(rungs, sizes, opt.uncapped), opt.filter);
-  if (cases.empty()) usage_error("no case to run: the filter, rungs and sizes select nothing available");
+
+  // What to run: every selected suite's cases, then --benchmark_filter.
+  Ceilings ceilings;  // measured below, before any case runs; the cases read it then
+  SuiteRequest request;
+  request.profile = opt.profile;
+  request.sizes = opt.sizes;
+  request.rungs = opt.rungs;
+  request.uncapped = opt.uncapped;
+  request.ceilings = &ceilings;
+  auto selected = [&](const char* suite) { return opt.suites.empty() || opt.suites.count(suite); };
+  std::vector<BenchmarkCase> cases;
+  auto add = [&](std::vector<BenchmarkCase> more) {
+    for (auto& c : more)  // a name twice (overhead's tiny GEMMs and gemm's own) runs once
+      if (std::none_of(cases.begin(), cases.end(), [&](const BenchmarkCase& k) { return k.name == c.name; }))
+        cases.push_back(std::move(c));
+  };
+  if (selected("gemm")) add(gemm_cases(request));
+  if (selected("stream")) add(stream_cases(request, machine));
+  if (selected("cache")) add(cache_cases(request, machine));
+  if (selected("roofline")) add(roofline_cases(request, machine));
+  if (selected("overhead")) add(overhead_cases(request, machine));
+  cases = apply_filter(cases, opt.filter);
+  if (cases.empty()) usage_error("no case to run: the suites, filter, rungs and sizes select nothing available");
 
   // Refuse what cannot fit before allocating anything.
   const double available = static_cast<double>(memory_available_bytes());
   for (const auto& c : cases) {
-    if (available > 0 && gemm_case_bytes(c.n) > 0.8 * available)
-      usage_error(fmt::format("n={} needs about {:.1f} GB for its buffers, but only {:.1f} GB of memory is available",
-                              c.n, gemm_case_bytes(c.n) / 1e9, available / 1e9));
+    if (available > 0 && c.memory_bytes > 0.8 * available)
+      usage_error(fmt::format("{} needs about {:.1f} GB for its buffers, but only {:.1f} GB of memory is available",
+                              c.name, c.memory_bytes / 1e9, available / 1e9));
   }
 
   // Results go to FILE.partial and are renamed into place only when the run completed.
@@ -279,22 +300,17 @@ int main(int argc, char** argv) {
     opt.benchmark_args.push_back("--benchmark_out=" + partial_path);
   }
 
-  std::fprintf(stderr, "ladderbench: %s, %d threads; measuring peak FLOP/s ...\n", machine.cpu_model.c_str(), machine.threads);
-  const Peaks peaks = measure_peaks(reg);
-  for (DType t : {DType::f32, DType::bf16})
-    if (double p = peaks.machine_peak(t); p > 0)
-      std::fprintf(stderr, "ladderbench: peak %s: %.1f GFLOP/s (%s)\n", std::string(dtype_name(t)).c_str(), p / 1e9,
-                   peaks.machine_peak_source(t).c_str());
-  add_context(machine, peaks, opt.sizes ? "custom sizes" : opt.profile);
+  std::fprintf(stderr, "ladderbench: %s, %d threads, %zu cases; measuring the machine's ceilings ...\n",
+               machine.cpu_model.c_str(), machine.threads, cases.size());
+  ceilings = measure_ceilings(reg, machine, opt.profile == "smoke");
+  std::fputs(format_ceilings(ceilings).c_str(), stderr);
+  add_context(machine, ceilings, opt.sizes ? "custom sizes" : opt.profile);
 
-  GemmRunSettings settings;
-  settings.peaks = &peaks;
   int started = 0;
   const int total = static_cast<int>(cases.size());
-  settings.on_case_start = [&started, total](const GemmCase& c) {
+  register_cases(cases, [&started, total](const BenchmarkCase& c) {
     std::fprintf(stderr, "[%d/%d] %s: verifying and timing\n", ++started, total, c.name.c_str());
-  };
-  register_gemm_benchmarks(cases, settings);
+  });
 
   // The profile's time per case, as the flag (a per-case MinTime would rename every case).
   if (!opt.user_min_time) opt.benchmark_args.push_back(opt.profile == "quick" ? "--benchmark_min_time=0.2" : "--benchmark_min_time=0.5");
@@ -321,11 +337,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ladderbench: results written to %s\n", opt.out_path->c_str());
   }
 
-  auto rows = ladder_rows(reg, reporter.runs(), kLadderSize);
-  std::fputs(fmt::format("\nThe ladder (gemm, C = A*B, n = {} or the rung's cap; % of this machine's measured peak)\n{}",
-                         kLadderSize, format_ladder(rows)).c_str(), stdout);
+  if (auto rows = ladder_rows(reg, reporter.runs(), kLadderSize); !rows.empty())
+    std::fputs(fmt::format("\nThe ladder (gemm, C = A*B, n = {} or the rung's cap; % of this machine's measured peak)\n{}",
+                           kLadderSize, format_ladder(rows)).c_str(), stdout);
   if (auto ratios = format_ratios(reporter.runs()); !ratios.empty())
     std::fputs(fmt::format("\nHead to head, same run:\n{}", ratios).c_str(), stdout);
+  if (auto roofs = format_roofline_summary(reporter.runs(), ceilings); !roofs.empty())
+    std::fputs(fmt::format("\nThe roofline sweep against the ceilings:\n{}", roofs).c_str(), stdout);
+  std::fputs(("\n" + format_ceilings(ceilings)).c_str(), stdout);
 
   int failed = 0;
   for (const auto& run : reporter.runs())

@@ -37,6 +37,7 @@ void expect_usage_error(const std::string& args, const std::string& message, con
 }
 
 TEST(Cli, RejectsUnknownSuite) { expect_usage_error("--suite gemm,fft", "unknown suite 'fft'"); }
+TEST(Cli, RejectsARungNoSuiteKnows) { expect_usage_error("--suite stream --rungs triad,quad", "unknown rung 'quad'"); }
 TEST(Cli, RejectsUnknownRung) { expect_usage_error("--rungs naive,turbo", "unknown rung 'turbo'"); }
 TEST(Cli, RejectsSizesThatAreNotPositiveIntegers) {
   expect_usage_error("--sizes 0", "size '0' is not a positive integer");
@@ -47,7 +48,7 @@ TEST(Cli, RejectsSizesThatAreNotPositiveIntegers) {
   expect_usage_error("--sizes 99999999999", "is not a positive integer");
 }
 TEST(Cli, RejectsASizeThatCannotFitInMemory) {
-  expect_usage_error("--rungs autovec --sizes 200000", "n=200000 needs about");
+  expect_usage_error("--suite gemm --rungs autovec --sizes 200000", "gemm/autovec/f32/n:200000 needs about");
 }
 TEST(Cli, RejectsUnknownOptionsAndProfiles) {
   expect_usage_error("--turbo", "unknown option '--turbo'");

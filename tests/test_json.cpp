@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 
 #include <unistd.h>
@@ -21,7 +22,7 @@ class SmokeRun : public ::testing::Test {
     // ctest runs each test of this fixture as its own process, possibly at once: one file each.
     path_ = fs::path(LADDER_TEST_TMP) / fmt::format("smoke-{}.json", getpid());
     fs::remove(path_);
-    std::string command = fmt::format("'{}' --profile quick --sizes 8,24 --benchmark_min_time=0.001 "
+    std::string command = fmt::format("'{}' --profile smoke --benchmark_min_time=0.001 "
                                       "--benchmark_out='{}' > '{}.log' 2>&1",
                                       LADDERBENCH_EXE, path_.string(), path_.string());
     exit_code_ = std::system(command.c_str());
@@ -51,26 +52,56 @@ TEST_F(SmokeRun, ContextDescribesMachineBuildAndPeaks) {
                           "machine_id", "cpu_model", "cpu_isa_flags", "cpu_logical_cores", "threads",
                           "memory_total_bytes", "compiler", "cxx_flags", "rung_flags", "git_sha",
                           "benchmark_library_version", "fmt_version", "max_isa", "peak_f32_flops",
-                          "peak_f32_source"})
+                          "peak_f32_source", "peak_f64_flops", "peak_f32_flops_one_core",
+                          "bandwidth_stream_triad_bytes_per_second", "ridge_point_f32_flop_per_byte",
+                          "overhead_call_seconds", "overhead_omp_fork_join_seconds",
+                          "overhead_bytecode_dispatch_seconds", "overhead_boxed_add_seconds"})
     EXPECT_TRUE(ctx.contains(key)) << key;
   EXPECT_GT(std::stod(ctx["peak_f32_flops"].get<std::string>()), 1e8);
+  // The sweep's plateaus (which levels show depends on the machine and the smoke sweep's reach).
+  int one_core = 0, all_cores = 0;
+  for (auto it = ctx.begin(); it != ctx.end(); ++it) {
+    if (it.key().rfind("bandwidth_L", 0) != 0) continue;
+    one_core += it.key().find("_one_core_") != std::string::npos;
+    all_cores += it.key().find("_all_cores_") != std::string::npos;
+  }
+  EXPECT_GT(one_core, 0);
+  EXPECT_GT(all_cores, 0);
 }
 
-TEST_F(SmokeRun, EveryCaseHasTheCountersAndNoError) {
+// Counters every case of a suite carries.
+const std::map<std::string, std::vector<const char*>> kCounters = {
+    {"gemm", {"flops", "bytes", "intensity", "threads", "n", "peak_fraction", "roof_fraction", "bytes_per_second", "rel_error"}},
+    {"stream", {"bytes", "n", "threads", "bytes_per_second"}},
+    {"cache", {"bytes", "working_set_bytes", "threads", "bytes_per_second"}},
+    {"roofline", {"flops", "bytes", "intensity", "k", "threads", "roof_fraction", "bytes_per_second"}},
+    {"overhead", {"seconds_per_op", "items_per_second", "threads"}},
+};
+
+TEST_F(SmokeRun, EveryCaseHasItsSuitesCountersAndNoError) {
   ASSERT_TRUE(doc_.contains("benchmarks"));
-  std::set<std::string> rungs;
+  std::set<std::string> suites, gemm_rungs, roofline_rungs;
   for (const auto& b : doc_["benchmarks"]) {
     const std::string name = b["name"];
     EXPECT_FALSE(b.value("error_occurred", false)) << name << ": " << b.value("error_message", "");
-    EXPECT_EQ(name.rfind("gemm/", 0), 0u) << name;
-    for (const char* counter : {"flops", "bytes", "intensity", "threads", "n", "peak_fraction", "bytes_per_second"})
-      EXPECT_TRUE(b.contains(counter)) << name << " lacks " << counter;
-    if (b.contains("flops")) EXPECT_GT(b["flops"].get<double>(), 0) << name;
+    const std::string suite = name.substr(0, name.find('/'));
+    const std::string rung = name.substr(suite.size() + 1, name.find('/', suite.size() + 1) - suite.size() - 1);
+    suites.insert(suite);
+    ASSERT_TRUE(kCounters.count(suite)) << name;
+    for (const char* counter : kCounters.at(suite)) EXPECT_TRUE(b.contains(counter)) << name << " lacks " << counter;
     EXPECT_GT(b["iterations"].get<double>(), 0) << name;
-    rungs.insert(name.substr(5, name.find('/', 5) - 5));
+    if (suite == "gemm") {
+      gemm_rungs.insert(rung);
+      EXPECT_GT(b["flops"].get<double>(), 0) << name;
+      const std::string label = b.value("label", "");
+      EXPECT_NE(label.find("-bound"), std::string::npos) << name << " has no regime in its label: " << label;
+    }
+    if (suite == "roofline") roofline_rungs.insert(rung);
   }
+  EXPECT_EQ(suites, (std::set<std::string>{"gemm", "stream", "cache", "roofline", "overhead"}));
   for (const char* rung : {"boxed", "naive", "interchange", "autovec", "tiled", "parallel"})
-    EXPECT_TRUE(rungs.count(rung)) << rung << " did not run";
+    EXPECT_TRUE(gemm_rungs.count(rung)) << rung << " did not run";
+  EXPECT_TRUE(roofline_rungs.count("boxed"));
 }
 
 }  // namespace

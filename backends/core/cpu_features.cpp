@@ -58,6 +58,9 @@ CpuFeatures detect() {
   }
 
   Regs r1 = cpuid(1, 0);
+  const int base_family = (r1.eax >> 8) & 0xf, base_model = (r1.eax >> 4) & 0xf;
+  f.family = base_family == 0xf ? base_family + ((r1.eax >> 20) & 0xff) : base_family;
+  f.model = (base_family == 0x6 || base_family == 0xf) ? base_model + (((r1.eax >> 16) & 0xf) << 4) : base_model;
   f.fma = bit(r1.ecx, 12);
   bool osxsave = bit(r1.ecx, 27);
   unsigned long long xcr0 = osxsave ? xgetbv0() : 0;

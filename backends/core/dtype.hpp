@@ -6,12 +6,13 @@
 
 namespace ladder {
 
-enum class DType { f32, bf16 };
+enum class DType { f32, bf16, f64 };
 
 constexpr std::string_view dtype_name(DType t) {
   switch (t) {
     case DType::f32: return "f32";
     case DType::bf16: return "bf16";
+    case DType::f64: return "f64";
   }
   return "?";
 }
@@ -21,6 +22,7 @@ constexpr double dtype_tolerance(DType t) {
   switch (t) {
     case DType::f32: return 1e-5;
     case DType::bf16: return 1e-2;
+    case DType::f64: return 1e-12;
   }
   return 0;
 }

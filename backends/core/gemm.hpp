@@ -67,6 +67,8 @@ struct GemmRung {
   // the ladder size); 0 means no cap. --no-cap lifts it.
   std::int64_t max_n = 0;
   bool self_timed = false;  // the kernel reports its own time (see GemmKernel)
+  // Interpreted rungs: bytecode dispatches per FLOP of their program, for the overhead floor.
+  double dispatches_per_flop = 0;
   std::string summary;      // one line for --list: what this rung is
   // Empty when the rung can run here; otherwise why not.
   std::function<std::string()> unavailable_reason = [] { return std::string(); };

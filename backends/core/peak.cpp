@@ -48,6 +48,26 @@ double Peaks::machine_peak(DType dtype) const {
   return best;
 }
 
+double Peaks::peak_at(DType dtype, int threads) const {
+  double best = 0;
+  for (const auto& m : measurements)
+    if (m.dtype == dtype && m.threads == threads) best = std::max(best, m.flops_per_second);
+  return best;
+}
+
+double Peaks::probe_peak(const std::string& probe) const {
+  double best = 0;
+  for (const auto& m : measurements)
+    if (m.probe == probe) best = std::max(best, m.flops_per_second);
+  return best;
+}
+
+double Peaks::probe_peak_at(const std::string& probe, int threads) const {
+  for (const auto& m : measurements)
+    if (m.probe == probe && m.threads == threads) return m.flops_per_second;
+  return 0;
+}
+
 std::string Peaks::machine_peak_source(DType dtype) const {
   const PeakMeasurement* best = nullptr;
   for (const auto& m : measurements)

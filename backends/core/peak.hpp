@@ -19,6 +19,11 @@ struct Peaks {
   std::vector<std::string> skipped;           // "amx-bf16: CPU lacks ..."
   // The best all-core rate for a dtype, and the probe that gave it; 0 and "" when none ran.
   double machine_peak(DType dtype) const;
+  // The best rate of a dtype's probes at exactly `threads` threads (1, or all); 0 if none ran.
+  double peak_at(DType dtype, int threads) const;
+  // The all-thread rate of one probe by name; 0 if it did not run.
+  double probe_peak(const std::string& probe) const;
+  double probe_peak_at(const std::string& probe, int threads) const;
   std::string machine_peak_source(DType dtype) const;
 };
 

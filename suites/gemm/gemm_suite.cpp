@@ -1,10 +1,13 @@
 #include "gemm_suite.hpp"
 
+#include "ceilings.hpp"
+
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <memory>
@@ -44,7 +47,14 @@ int threads_of(const GemmRung& rung) {
 std::mutex g_verified_mutex;
 std::map<std::string, GemmVerification> g_verified;
 
-void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const GemmRunSettings& settings) {
+// The fixed cost below which a case cannot go: a call or a parallel region, and for interpreted
+// rungs a bytecode dispatch per operation of the program.
+double overhead_floor(const GemmRung& rung, const GemmProblem& problem, const Ceilings& c) {
+  const double call = rung.threading == Threading::all_cores ? c.fork_join_seconds : c.call_seconds;
+  return call + problem.flops() * rung.dispatches_per_flop * c.dispatch_seconds;
+}
+
+void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Ceilings* ceilings) {
   const GemmRung& rung = *gemm_case.rung;
   const GemmProblem problem{gemm_case.n, rung.dtype};
   GemmVerification verification;
@@ -52,7 +62,6 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Gem
     std::lock_guard lock(g_verified_mutex);
     auto it = g_verified.find(gemm_case.name);
     if (it == g_verified.end()) {
-      if (settings.on_case_start) settings.on_case_start(gemm_case);
       it = g_verified.emplace(gemm_case.name, verify_gemm_rung(rung, cached_gemm_inputs(gemm_case.n))).first;
     }
     verification = it->second;
@@ -87,11 +96,19 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Gem
   state.counters["n"] = static_cast<double>(problem.n);
   state.counters["threads"] = threads_of(rung);
   state.counters["rel_error"] = verification.verdict.relative_error;
-  if (settings.peaks) {
-    if (double peak = settings.peaks->machine_peak(rung.dtype); peak > 0)
+  std::string label = verification.label;
+  if (ceilings) {
+    if (double peak = ceilings->peaks.machine_peak(rung.dtype); peak > 0)
       state.counters["peak_fraction"] = Counter(problem.flops() / peak, Counter::kIsIterationInvariantRate);
+    // The regime: which of compute, memory (the level holding A, B and C) and fixed cost bounds
+    // it, and how close it comes to that roof.
+    const int threads = threads_of(rung);
+    Regime regime = classify(problem.flops(), ceilings->peak(rung.dtype, threads), problem.bytes(),
+                             ceilings->bandwidth(problem.bytes() / threads, threads), overhead_floor(rung, problem, *ceilings));
+    state.counters["roof_fraction"] = Counter(regime.bound_seconds(), Counter::kIsIterationInvariantRate);
+    label += (label.empty() ? "" : "; ") + regime.name + "-bound";
   }
-  if (!verification.label.empty()) state.SetLabel(verification.label);
+  if (!label.empty()) state.SetLabel(label);
 }
 
 }  // namespace
@@ -166,20 +183,35 @@ std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs,
   return cases;
 }
 
-void register_gemm_benchmarks(const std::vector<GemmCase>& cases, const GemmRunSettings& settings) {
-  for (const GemmCase& gemm_case : cases) {
-    auto* b = benchmark::RegisterBenchmark(gemm_case.name.c_str(), [gemm_case, settings](benchmark::State& state) {
-      run_gemm_case(state, gemm_case, settings);
-    });
-    // Wall-clock time: multi-threaded rungs must not be judged by one thread's CPU time. The
-    // CPython rung reports the multiply's own time, without the interpreter's start-up.
-    if (gemm_case.rung->self_timed) {
-      b->UseManualTime();
-    } else {
-      b->UseRealTime();
+std::vector<std::int64_t> gemm_profile_sizes(const std::string& profile) {
+  if (profile == "quick") return {kLadderSize, 2048};
+  if (profile == "smoke") return {8, 33};
+  return {64, 128, 256, 512, kLadderSize, 2048, 4096};
+}
+
+std::vector<BenchmarkCase> gemm_cases(const SuiteRequest& request) {
+  std::vector<const GemmRung*> rungs;
+  for (const auto& rung : registry().gemm) {
+    if (!rung_requested(request, rung.name)) continue;
+    if (auto reason = rung.unavailable_reason(); !reason.empty()) {
+      if (!request.rungs.empty())
+        std::fprintf(stderr, "ladderbench: skipping gemm/%s: unavailable: %s\n", rung.name.c_str(), reason.c_str());
+      continue;
     }
-    b->Unit(benchmark::kMillisecond);
+    rungs.push_back(&rung);
   }
+  const auto sizes = request.sizes.value_or(gemm_profile_sizes(request.profile));
+  std::vector<BenchmarkCase> cases;
+  for (const GemmCase& g : plan_gemm_cases(rungs, sizes, request.uncapped)) {
+    BenchmarkCase c;
+    c.name = g.name;
+    c.timing = g.rung->self_timed ? Timing::manual : Timing::wall;
+    c.memory_bytes = gemm_case_bytes(g.n);
+    const Ceilings* ceilings = request.ceilings;
+    c.body = [g, ceilings](benchmark::State& state) { run_gemm_case(state, g, ceilings); };
+    cases.push_back(std::move(c));
+  }
+  return cases;
 }
 
 }  // namespace ladder

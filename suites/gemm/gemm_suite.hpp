@@ -10,6 +10,7 @@
 #include "core/compare.hpp"
 #include "core/peak.hpp"
 #include "core/registry.hpp"
+#include "suite.hpp"
 
 namespace ladder {
 
@@ -48,12 +49,13 @@ struct GemmCase {
 std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs,
                                       const std::vector<std::int64_t>& sizes, bool uncapped);
 
-struct GemmRunSettings {
-  const Peaks* peaks = nullptr;
-  // Called once per case, before it is verified and timed: progress for long runs.
-  std::function<void(const GemmCase&)> on_case_start;
-};
+// The profile's sizes: the ladder size n=1024 for every rung, plus n=2048 where the all-core
+// rungs are compared head to head; the full profile adds a sweep. Slow rungs stop at their cap.
+constexpr std::int64_t kLadderSize = 1024;
+std::vector<std::int64_t> gemm_profile_sizes(const std::string& profile);
 
-void register_gemm_benchmarks(const std::vector<GemmCase>& cases, const GemmRunSettings& settings);
+// gemm/<rung>/<dtype>/n:<n> for every available, requested rung at the requested sizes.
+// Rungs asked for by name but unavailable are reported on stderr and skipped.
+std::vector<BenchmarkCase> gemm_cases(const SuiteRequest& request);
 
 }  // namespace ladder

@@ -40,7 +40,24 @@ double scalar_fma_loop(std::int64_t iterations) {
   g_sink = sum;
   return 2.0 * kAcc * static_cast<double>(iterations);
 }
+
+double scalar_fma_f64_loop(std::int64_t iterations) {
+  constexpr int kAcc = 12;
+  __m128d acc[kAcc];
+  const __m128d m = _mm_set_sd(0.999999), c = _mm_set_sd(1e-3);
+  for (int i = 0; i < kAcc; ++i) acc[i] = _mm_set_sd(static_cast<double>(i));
+  for (std::int64_t it = 0; it < iterations; ++it) {
+#pragma GCC unroll 12
+    for (int i = 0; i < kAcc; ++i) acc[i] = _mm_fmadd_sd(acc[i], m, c);  // vfmadd231sd
+  }
+  double sum = 0;
+  for (int i = 0; i < kAcc; ++i) sum += _mm_cvtsd_f64(acc[i]);
+  g_sink = static_cast<float>(sum);
+  return 2.0 * kAcc * static_cast<double>(iterations);
+}
 #pragma GCC pop_options
+
+double scalar_fma_f64_loop(std::int64_t iterations);
 
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
@@ -75,6 +92,23 @@ double avx512_fma_loop(std::int64_t iterations) {
   for (int i = 1; i < kAcc; ++i) sum = _mm512_add_ps(sum, acc[i]);
   g_sink = sum_lanes(sum);
   return 2.0 * 16 * kAcc * static_cast<double>(iterations);
+}
+
+double avx512_fma_f64_loop(std::int64_t iterations) {
+  constexpr int kAcc = 16;
+  __m512d acc[kAcc];
+  const __m512d m = _mm512_set1_pd(0.999999), c = _mm512_set1_pd(1e-3);
+  for (int i = 0; i < kAcc; ++i) acc[i] = _mm512_set1_pd(static_cast<double>(i));
+  for (std::int64_t it = 0; it < iterations; ++it) {
+#pragma GCC unroll 16
+    for (int i = 0; i < kAcc; ++i) acc[i] = _mm512_fmadd_pd(acc[i], m, c);
+  }
+  __m512d sum = acc[0];
+  for (int i = 1; i < kAcc; ++i) sum = _mm512_add_pd(sum, acc[i]);
+  double lanes[8];
+  std::memcpy(lanes, &sum, sizeof lanes);
+  g_sink = static_cast<float>(lanes[0] + lanes[7]);
+  return 2.0 * 8 * kAcc * static_cast<double>(iterations);
 }
 #pragma GCC pop_options
 
@@ -139,6 +173,8 @@ void register_peak_probes(Registry& r) {
   r.add(PeakProbe{"scalar-fma", DType::f32, Isa::avx2, scalar_fma_loop});
   r.add(PeakProbe{"avx2-fma", DType::f32, Isa::avx2, avx2_fma_loop});
   r.add(PeakProbe{"avx512-fma", DType::f32, Isa::avx512, avx512_fma_loop});
+  r.add(PeakProbe{"scalar-fma-f64", DType::f64, Isa::avx2, scalar_fma_f64_loop});
+  r.add(PeakProbe{"avx512-fma-f64", DType::f64, Isa::avx512, avx512_fma_f64_loop});
   r.add(PeakProbe{"avx512-bf16", DType::bf16, Isa::avx512_bf16, avx512_bf16_loop});
   r.add(PeakProbe{"amx-bf16", DType::bf16, Isa::amx, amx_bf16_loop});
 }

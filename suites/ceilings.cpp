@@ -1,0 +1,243 @@
+#include "ceilings.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+
+#include "core/cpu_features.hpp"
+#include "overhead/overhead_probes.hpp"
+#include "stream/stream_kernels.hpp"
+
+namespace ladder {
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// The read sweep on `threads` threads: one buffer of the largest size, read over prefixes.
+std::vector<cache::BandwidthPoint> read_sweep(const std::vector<std::int64_t>& sizes, int threads) {
+  cache::ReadBuffers buffers(sizes.back(), threads);
+  std::vector<cache::BandwidthPoint> curve;
+  for (std::int64_t bytes : sizes) {
+    const std::int64_t words = bytes / 8;
+    const std::int64_t passes = cache::ReadBuffers::passes_for_timing(words);
+    buffers.read_prefix(passes, words);  // warm the level
+    double best = 0;
+    for (int trial = 0; trial < 3; ++trial) {
+      double start = now();
+      std::uint64_t sum = buffers.read_prefix(passes, words);
+      double elapsed = now() - start;
+      if (sum != buffers.expected_prefix(passes, words)) throw std::runtime_error("read sweep: wrong checksum");
+      best = std::max(best, static_cast<double>(passes * words * 8 * threads) / elapsed);
+    }
+    curve.push_back({bytes, best});
+  }
+  return curve;
+}
+
+double triad_bandwidth(std::int64_t array_bytes) {
+  const std::int64_t n = array_bytes / 8;
+  AlignedBuffer<double> a(n), b(n), c(n);
+  stream::Arrays<double> arrays{n, a.data(), b.data(), c.data()};
+  stream::initialise(arrays);
+  double best = 0;
+  for (int trial = 0; trial < 4; ++trial) {
+    double start = now();
+    stream::run(stream::Kernel::triad, arrays, false);
+    best = std::max(best, 3.0 * 8 * static_cast<double>(n) / (now() - start));
+  }
+  if (stream::checksum(stream::Kernel::triad, arrays) != stream::expected_output(stream::Kernel::triad) * n)
+    throw std::runtime_error("triad: wrong checksum");
+  return best;
+}
+
+std::string format_bytes(double bytes) {
+  if (bytes >= 1 << 30) return fmt::format("{:.0f} GiB", bytes / (1 << 30));
+  if (bytes >= 1 << 20) return fmt::format("{:.0f} MiB", bytes / (1 << 20));
+  return fmt::format("{:.0f} KiB", bytes / 1024);
+}
+
+double reported_clock_ghz(std::string& source) {
+  std::ifstream max_freq("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  double khz = 0;
+  if (max_freq >> khz && khz > 0) {
+    source = "maximum clock";
+    return khz / 1e6;
+  }
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("cpu MHz", 0) == 0) {
+      source = "clock reported by /proc/cpuinfo; boost may be higher";
+      return std::stod(line.substr(line.find(':') + 1)) / 1e3;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+double Ceilings::peak(DType dtype, int t) const { return peaks.peak_at(dtype, t > 1 ? threads : 1); }
+
+double Ceilings::bandwidth(double bytes_per_thread, int t) const {
+  const auto& plateaus = t > 1 ? plateaus_all_cores : plateaus_one_core;
+  if (plateaus.empty()) return triad_bytes_per_second;
+  for (const auto& p : plateaus)
+    if (bytes_per_thread <= static_cast<double>(p.to_bytes)) return p.bytes_per_second;
+  return plateaus.back().bytes_per_second;  // larger than every plateau: the slowest level
+}
+
+double Ceilings::dram_bandwidth(int t) const {
+  const auto& plateaus = t > 1 ? plateaus_all_cores : plateaus_one_core;
+  for (const auto& p : plateaus)
+    if (p.level == "DRAM") return p.bytes_per_second;
+  return plateaus.empty() ? triad_bytes_per_second : plateaus.back().bytes_per_second;
+}
+
+double Regime::bound_seconds() const { return std::max({compute_seconds, memory_seconds, overhead_seconds}); }
+
+Regime classify(double flops, double peak, double bytes, double bandwidth, double overhead_seconds) {
+  Regime r;
+  r.compute_seconds = peak > 0 ? flops / peak : 0;
+  r.memory_seconds = bandwidth > 0 ? bytes / bandwidth : 0;
+  r.overhead_seconds = overhead_seconds;
+  const double bound = r.bound_seconds();
+  r.name = bound == r.compute_seconds ? "compute" : bound == r.memory_seconds ? "memory" : "overhead";
+  return r;
+}
+
+std::vector<TheoreticalFigure> theoretical_figures(const MachineInfo& machine) {
+  const CpuFeatures& f = cpu_features();
+  std::string clock_source;
+  const double ghz = reported_clock_ghz(clock_source);
+  // f32 FLOP per cycle per core, from the vendors' documentation of the FMA units.
+  int f32_per_cycle = 0;
+  std::string units;
+  if (f.vendor == "AuthenticAMD" && f.family == 0x19 && f.avx2) {
+    f32_per_cycle = 32, units = "Zen 3/4: 2 FMA pipes x 8 f32 lanes x 2";
+  } else if (f.vendor == "AuthenticAMD" && f.family == 0x1a && f.avx512f) {
+    f32_per_cycle = 64, units = "Zen 5: 2 FMA pipes x 16 f32 lanes x 2";
+  } else if (f.vendor == "GenuineIntel" && f.amx_tile && f.avx512f) {
+    f32_per_cycle = 64, units = "Xeon with AMX: 2 AVX-512 FMA units x 16 lanes x 2";
+  }
+  std::vector<TheoreticalFigure> out;
+  if (ghz <= 0 || f32_per_cycle == 0) return out;
+  const int cores = machine.logical_cpus;
+  out.push_back({"peak_f32_flops", cores * f32_per_cycle * ghz * 1e9,
+                 fmt::format("{} cores x {} FLOP/cycle ({}) x {:.2f} GHz ({})", cores, f32_per_cycle, units, ghz,
+                             clock_source)});
+  out.push_back({"peak_f64_flops", cores * f32_per_cycle / 2.0 * ghz * 1e9,
+                 fmt::format("{} cores x {} FLOP/cycle (half the f32 lanes) x {:.2f} GHz ({})", cores, f32_per_cycle / 2, ghz,
+                             clock_source)});
+  if (f.amx_bf16) {
+    out.push_back({"peak_bf16_flops", cores * 1024 * ghz * 1e9,
+                   fmt::format("{} cores x 1024 bf16 FLOP/cycle (AMX TMUL) x {:.2f} GHz ({})", cores, ghz, clock_source)});
+  } else if (f.avx512_bf16) {
+    out.push_back({"peak_bf16_flops", cores * 2.0 * f32_per_cycle * ghz * 1e9,
+                   fmt::format("{} cores x {} FLOP/cycle (VDPBF16PS: twice the f32 FMA rate) x {:.2f} GHz ({})", cores,
+                               2 * f32_per_cycle, ghz, clock_source)});
+  }
+  return out;
+}
+
+Ceilings measure_ceilings(const Registry& registry, const MachineInfo& machine, bool smoke) {
+  Ceilings c;
+  c.threads = machine.threads;
+  c.peaks = measure_peaks(registry, smoke ? 0.002 : 0.02);
+  auto sizes = cache::sweep_sizes(machine);
+  if (smoke) std::erase_if(sizes, [](std::int64_t b) { return b > (1 << 20); });
+  c.read_one_core = read_sweep(sizes, 1);
+  c.plateaus_one_core = cache::detect_plateaus(c.read_one_core, machine.caches, 1);
+  if (c.threads > 1) {
+    c.read_all_cores = read_sweep(sizes, c.threads);
+    c.plateaus_all_cores = cache::detect_plateaus(c.read_all_cores, machine.caches, c.threads);
+  } else {
+    c.read_all_cores = c.read_one_core;
+    c.plateaus_all_cores = c.plateaus_one_core;
+  }
+  c.triad_bytes_per_second = triad_bandwidth(smoke ? std::int64_t{1} << 20 : 4 * cache::last_level_cache_bytes(machine));
+  c.call_seconds = overhead::seconds_per_op(overhead::empty_calls, 1);
+  c.fork_join_seconds = overhead::seconds_per_op(overhead::fork_joins, 1);
+  overhead::BoxedProgram dispatch(overhead::BoxedProgram::Kind::dispatch), add(overhead::BoxedProgram::Kind::add);
+  c.dispatch_seconds = overhead::seconds_per_op([&](std::int64_t n) { for (std::int64_t i = 0; i < n; ++i) dispatch.run(); },
+                                                dispatch.ops());
+  c.boxed_add_seconds = overhead::seconds_per_op([&](std::int64_t n) { for (std::int64_t i = 0; i < n; ++i) add.run(); },
+                                                 add.ops());
+  c.theoretical = theoretical_figures(machine);
+  return c;
+}
+
+std::vector<std::pair<std::string, std::string>> ceilings_context(const Ceilings& c) {
+  std::vector<std::pair<std::string, std::string>> ctx;
+  auto num = [](double v) { return fmt::format("{:.6g}", v); };
+  for (DType t : {DType::f32, DType::f64, DType::bf16}) {
+    if (double p = c.peaks.machine_peak(t); p > 0) {
+      ctx.emplace_back(fmt::format("peak_{}_flops", dtype_name(t)), num(p));
+      ctx.emplace_back(fmt::format("peak_{}_source", dtype_name(t)), c.peaks.machine_peak_source(t));
+      ctx.emplace_back(fmt::format("peak_{}_flops_one_core", dtype_name(t)), num(c.peak(t, 1)));
+    }
+  }
+  for (const auto& p : c.peaks.measurements)
+    ctx.emplace_back(fmt::format("peak_probe/{}/{}/threads:{}", p.probe, dtype_name(p.dtype), p.threads),
+                     num(p.flops_per_second));
+  for (const auto& s : c.peaks.skipped)
+    ctx.emplace_back("peak_probe_skipped/" + s.substr(0, s.find(':')), s.substr(s.find(':') + 2));
+  for (auto [label, plateaus] : {std::pair{"one_core", &c.plateaus_one_core}, std::pair{"all_cores", &c.plateaus_all_cores}})
+    for (const auto& p : *plateaus)
+      ctx.emplace_back(fmt::format("bandwidth_{}_{}_bytes_per_second", p.level, label), num(p.bytes_per_second));
+  ctx.emplace_back("bandwidth_stream_triad_bytes_per_second", num(c.triad_bytes_per_second));
+  for (DType t : {DType::f32, DType::f64, DType::bf16})
+    if (c.peak(t, c.threads) > 0)
+      ctx.emplace_back(fmt::format("ridge_point_{}_flop_per_byte", dtype_name(t)), num(c.ridge_point(t, c.threads)));
+  ctx.emplace_back("overhead_call_seconds", num(c.call_seconds));
+  ctx.emplace_back("overhead_omp_fork_join_seconds", num(c.fork_join_seconds));
+  ctx.emplace_back("overhead_bytecode_dispatch_seconds", num(c.dispatch_seconds));
+  ctx.emplace_back("overhead_boxed_add_seconds", num(c.boxed_add_seconds));
+  for (const auto& t : c.theoretical) {
+    ctx.emplace_back("theoretical_" + t.name, num(t.value));
+    ctx.emplace_back("theoretical_" + t.name + "_derivation", t.derivation);
+  }
+  return ctx;
+}
+
+std::string format_ceilings(const Ceilings& c) {
+  std::string out = "The machine's ceilings (measured in this run; theoretical where the hardware is documented)\n";
+  for (DType t : {DType::f32, DType::f64, DType::bf16}) {
+    if (c.peak(t, c.threads) <= 0) continue;
+    out += fmt::format("  peak {:<5} {:>9.1f} GFLOP/s all cores, {:>8.1f} one core   ({})\n", dtype_name(t),
+                       c.peak(t, c.threads) / 1e9, c.peak(t, 1) / 1e9, c.peaks.machine_peak_source(t));
+    for (const auto& th : c.theoretical)
+      if (th.name == fmt::format("peak_{}_flops", dtype_name(t)))
+        out += fmt::format("       theoretical {:>9.1f} GFLOP/s = {}\n", th.value / 1e9, th.derivation);
+  }
+  std::vector<std::string> levels;  // in order of size, as either sweep found them
+  for (const auto* ps : {&c.plateaus_one_core, &c.plateaus_all_cores})
+    for (const auto& p : *ps)
+      if (std::find(levels.begin(), levels.end(), p.level) == levels.end()) levels.push_back(p.level);
+  std::sort(levels.begin(), levels.end(), [](const std::string& a, const std::string& b) {
+    return (a == "DRAM" ? "Z" : a) < (b == "DRAM" ? "Z" : b);
+  });
+  auto show = [](const std::vector<cache::Plateau>& ps, const std::string& level) {
+    for (const auto& p : ps)
+      if (p.level == level)
+        return fmt::format("{:>7.1f} GB/s ({}..{})", p.bytes_per_second / 1e9, format_bytes(p.from_bytes), format_bytes(p.to_bytes));
+    return std::string("not found");
+  };
+  for (const auto& level : levels)
+    out += fmt::format("  read bandwidth {:<4} one core {:<32} all cores {}\n", level, show(c.plateaus_one_core, level),
+                       show(c.plateaus_all_cores, level));
+  out += fmt::format("  STREAM triad (f64, all cores): {:.1f} GB/s\n", c.triad_bytes_per_second / 1e9);
+  for (DType t : {DType::f32, DType::f64, DType::bf16})
+    if (c.peak(t, c.threads) > 0)
+      out += fmt::format("  ridge point {:<5} {:.1f} FLOP/byte (all-core peak / DRAM bandwidth)\n", dtype_name(t),
+                         c.ridge_point(t, c.threads));
+  out += fmt::format("  overhead: call {:.1f} ns, OpenMP fork+join {:.2f} us, bytecode dispatch {:.1f} ns, boxed add {:.1f} ns\n",
+                     c.call_seconds * 1e9, c.fork_join_seconds * 1e6, c.dispatch_seconds * 1e9, c.boxed_add_seconds * 1e9);
+  return out;
+}
+
+}  // namespace ladder

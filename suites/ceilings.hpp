@@ -1,0 +1,62 @@
+// The machine's ceilings, measured before the cases run so that every case can be set against
+// them and the JSON context carries them: peak FLOP/s per dtype (peak probes), read bandwidth
+// per memory level (a working-set sweep and its plateaus), STREAM triad bandwidth, and fixed
+// costs per call. Theoretical figures sit beside them where the hardware can be known.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cache/read_bandwidth.hpp"
+#include "core/machine.hpp"
+#include "core/peak.hpp"
+#include "core/registry.hpp"
+
+namespace ladder {
+
+struct TheoreticalFigure {
+  std::string name;        // "peak_f32_flops"
+  double value = 0;
+  std::string derivation;  // "2 cores x 32 FLOP/cycle x 2.60 GHz (reported clock)"
+};
+
+struct Ceilings {
+  int threads = 1;
+  Peaks peaks;
+  std::vector<cache::BandwidthPoint> read_one_core, read_all_cores;
+  std::vector<cache::Plateau> plateaus_one_core, plateaus_all_cores;
+  double triad_bytes_per_second = 0;  // STREAM triad, f64, all cores, STREAM's byte count
+  double call_seconds = 0;            // an empty function call
+  double fork_join_seconds = 0;       // an empty OpenMP parallel region on all threads
+  double dispatch_seconds = 0;        // one bytecode dispatch in the boxed interpreter
+  double boxed_add_seconds = 0;       // one boxed float add (loads, add, allocation, pop)
+  std::vector<TheoreticalFigure> theoretical;
+
+  double peak(DType dtype, int threads) const;
+  // Read bandwidth of the level that holds `bytes_per_thread` on `threads` threads.
+  double bandwidth(double bytes_per_thread, int threads) const;
+  double dram_bandwidth(int threads) const;
+  // FLOP per byte where the compute roof meets the DRAM roof.
+  double ridge_point(DType dtype, int threads) const { return peak(dtype, threads) / dram_bandwidth(threads); }
+};
+
+// `smoke`: a small sweep and short trials, for tests (the figures are then rough).
+Ceilings measure_ceilings(const Registry& registry, const MachineInfo& machine, bool smoke = false);
+
+std::vector<std::pair<std::string, std::string>> ceilings_context(const Ceilings& ceilings);
+std::string format_ceilings(const Ceilings& ceilings);
+
+// Which regime bounds a piece of work: the largest of its three lower bounds on time.
+struct Regime {
+  std::string name;  // "compute", "memory" or "overhead"
+  double compute_seconds = 0, memory_seconds = 0, overhead_seconds = 0;
+  double bound_seconds() const;
+};
+
+// Each bound is the work over its roof: flops / peak, bytes / bandwidth, the fixed cost as given.
+Regime classify(double flops, double peak_flops, double bytes, double bandwidth, double overhead_seconds);
+
+// Theoretical peaks from the CPU model where its units are documented (empty otherwise).
+std::vector<TheoreticalFigure> theoretical_figures(const MachineInfo& machine);
+
+}  // namespace ladder

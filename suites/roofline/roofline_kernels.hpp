@@ -1,0 +1,32 @@
+// The arithmetic-intensity sweep (in the style of mixbench and the Empirical Roofline Toolkit):
+// each element is loaded once, put through k multiply-adds, and stored once, so intensity is
+// 2k FLOP per (load + store). At k = 0 the kernel is a copy and memory bounds it; at large k
+// the FMA units do. The multiply-adds are y = y*a + b with a = 1 and b = 1 passed at run time,
+// so out[i] = in[i] + k exactly: the checksum has a closed form and skipped work shows.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace ladder::roofline {
+
+// All cores: vector (AVX-512, 8 independent vectors in flight) and scalar (8 independent
+// elements in flight, one lane each) variants.
+void avx512_f32(const float* in, float* out, std::int64_t n, int k, float a, float b);
+void avx512_f64(const double* in, double* out, std::int64_t n, int k, double a, double b);
+void scalar_f32(const float* in, float* out, std::int64_t n, int k, float a, float b);
+void scalar_f64(const double* in, double* out, std::int64_t n, int k, double a, double b);
+
+// The same loop as bytecode in the boxed interpreter (Python floats: f64), one core.
+class BoxedSweep {
+ public:
+  BoxedSweep(const double* in, std::int64_t n);
+  ~BoxedSweep();
+  void run(int k, double a, double b);  // out = kernel(in)
+  void result(double* out) const;
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+}  // namespace ladder::roofline

@@ -1,0 +1,171 @@
+#include "roofline_suite.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "cache/read_bandwidth.hpp"
+#include "ceilings.hpp"
+#include "core/buffer.hpp"
+#include "core/cpu_features.hpp"
+#include "roofline_kernels.hpp"
+
+namespace ladder {
+namespace {
+
+// a and b reach the kernels through memory the compiler cannot see into, so y*1+1 is computed.
+volatile double g_multiplier = 1.0, g_addend = 1.0;
+
+constexpr std::int64_t kBoxedElements = 4096;  // the interpreter is slow: a small, cached array
+
+struct Sweep {
+  std::string rung;
+  bool f64;
+  int threads;
+  const char* probe;  // the peak probe its FLOP/s are set against
+};
+
+template <class T>
+struct SweepBuffers {
+  AlignedBuffer<T> in, out;
+  double input_sum = 0;
+  explicit SweepBuffers(std::int64_t n) : in(n), out(n) {
+#pragma omp parallel for schedule(static) reduction(+ : input_sum)
+    for (std::int64_t i = 0; i < n; ++i) {
+      in[i] = static_cast<T>(i % 7 - 3);
+      out[i] = 0;
+      input_sum += static_cast<double>(in[i]);
+    }
+  }
+};
+
+template <class T>
+SweepBuffers<T>& buffers(std::int64_t n) {
+  static std::mutex mutex;
+  static std::unique_ptr<SweepBuffers<T>> cached;
+  std::lock_guard lock(mutex);
+  if (!cached || static_cast<std::int64_t>(cached->in.size()) != n) cached = std::make_unique<SweepBuffers<T>>(n);
+  return *cached;
+}
+
+template <class T>
+double sum(const T* v, std::int64_t n) {
+  double s = 0;
+#pragma omp parallel for schedule(static) reduction(+ : s)
+  for (std::int64_t i = 0; i < n; ++i) s += static_cast<double>(v[i]);
+  return s;
+}
+
+template <class T>
+void run_compiled(benchmark::State& state, const Sweep& sweep, std::int64_t n, int k) {
+  auto& buf = buffers<T>(n);
+  auto kernel = [&] {
+    const T a = static_cast<T>(g_multiplier), b = static_cast<T>(g_addend);
+    if constexpr (sizeof(T) == 8) {
+      sweep.rung == "avx512" ? roofline::avx512_f64(buf.in.data(), buf.out.data(), n, k, a, b)
+                             : roofline::scalar_f64(buf.in.data(), buf.out.data(), n, k, a, b);
+    } else {
+      sweep.rung == "avx512" ? roofline::avx512_f32(buf.in.data(), buf.out.data(), n, k, a, b)
+                             : roofline::scalar_f32(buf.in.data(), buf.out.data(), n, k, a, b);
+    }
+  };
+  const double expected = buf.input_sum + static_cast<double>(n) * k;  // out[i] = in[i] + k
+  std::fill(buf.out.data(), buf.out.data() + n, std::numeric_limits<T>::quiet_NaN());
+  kernel();
+  if (sum(buf.out.data(), n) != expected) {
+    state.SkipWithError("verification failed: checksum differs from its closed form");
+    return;
+  }
+  for (auto _ : state) {
+    kernel();
+    benchmark::ClobberMemory();
+  }
+  if (sum(buf.out.data(), n) != expected) state.SkipWithError("checksum after timing differs from its closed form");
+}
+
+void run_boxed(benchmark::State& state, std::int64_t n, int k) {
+  SweepBuffers<double> input(n);
+  roofline::BoxedSweep sweep(input.in.data(), n);
+  std::vector<double> out(static_cast<std::size_t>(n));
+  sweep.run(k, g_multiplier, g_addend);
+  sweep.result(out.data());
+  if (sum(out.data(), n) != input.input_sum + static_cast<double>(n) * k) {
+    state.SkipWithError("verification failed: checksum differs from its closed form");
+    return;
+  }
+  for (auto _ : state) sweep.run(k, g_multiplier, g_addend);
+}
+
+}  // namespace
+
+std::vector<int> roofline_intensities() {
+  std::vector<int> ks = {0};
+  for (int k = 1; k <= 512; k *= 2) ks.push_back(k);
+  return ks;
+}
+
+std::vector<std::string> roofline_rung_names() { return {"scalar", "avx512", "boxed"}; }
+
+std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request, const MachineInfo& machine) {
+  const int all = machine.threads;
+  const std::vector<Sweep> sweeps = {{"scalar", false, all, "scalar-fma"}, {"scalar", true, all, "scalar-fma-f64"},
+                                     {"avx512", false, all, "avx512-fma"}, {"avx512", true, all, "avx512-fma-f64"},
+                                     {"boxed", true, 1, "scalar-fma-f64"}};
+  const std::int64_t array_bytes = large_array_bytes(request, cache::last_level_cache_bytes(machine));
+  const bool smoke = request.profile == "smoke";
+  std::vector<BenchmarkCase> cases;
+  for (const Sweep& sweep : sweeps) {
+    if (!rung_requested(request, sweep.rung)) continue;
+    if (sweep.rung == "avx512" && !isa_unavailable_reason(Isa::avx512).empty()) continue;
+    if (sweep.rung == "scalar" && !isa_unavailable_reason(Isa::avx2).empty()) continue;  // needs FMA
+    const std::size_t element = sweep.f64 ? 8 : 4;
+    const std::int64_t n = sweep.rung == "boxed" ? (smoke ? 257 : kBoxedElements) : array_bytes / static_cast<std::int64_t>(element) + (smoke ? 3 : 0);
+    for (int k : roofline_intensities()) {
+      if (smoke && k != 0 && k != 1 && k != 8) continue;
+      BenchmarkCase c;
+      c.name = fmt::format("roofline/{}/{}/k:{}", sweep.rung, sweep.f64 ? "f64" : "f32", k);
+      c.memory_bytes = 2.0 * static_cast<double>(n) * static_cast<double>(element);
+      const Ceilings* ceilings = request.ceilings;
+      c.body = [sweep, n, k, element, ceilings](benchmark::State& state) {
+        if (sweep.rung == "boxed") {
+          run_boxed(state, n, k);
+        } else if (sweep.f64) {
+          run_compiled<double>(state, sweep, n, k);
+        } else {
+          run_compiled<float>(state, sweep, n, k);
+        }
+        if (state.error_occurred()) return;
+        // FLOPs and bytes per element, defined once: k multiply-adds; one load and one store.
+        const double flops = 2.0 * k * static_cast<double>(n);
+        const double bytes = 2.0 * static_cast<double>(element) * static_cast<double>(n);
+        using benchmark::Counter;
+        state.counters["flops"] = Counter(flops, Counter::kIsIterationInvariantRate);
+        state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
+        state.counters["bytes"] = bytes;
+        state.counters["intensity"] = flops / bytes;
+        state.counters["k"] = k;
+        state.counters["threads"] = sweep.threads;
+        if (!ceilings) return;
+        // Its own roofs: the probe of its unit (at its thread count) and the level holding its arrays.
+        const double peak = ceilings->peaks.probe_peak_at(sweep.probe, sweep.threads == 1 ? 1 : ceilings->threads);
+        if (peak > 0 && k > 0) state.counters["peak_fraction"] = Counter(flops / peak, Counter::kIsIterationInvariantRate);
+        const double bandwidth = ceilings->bandwidth(bytes / sweep.threads, sweep.threads);
+        // The interpreter's floor: about 6 dispatches per multiply-add, 10 per element.
+        const double overhead = sweep.rung == "boxed"
+                                    ? static_cast<double>(n) * (6.0 * k + 10.0) * ceilings->dispatch_seconds
+                                    : ceilings->fork_join_seconds;
+        Regime regime = classify(flops, peak, bytes, bandwidth, overhead);
+        state.counters["roof_fraction"] = Counter(regime.bound_seconds(), Counter::kIsIterationInvariantRate);
+        state.SetLabel(regime.name + "-bound");
+      };
+      cases.push_back(std::move(c));
+    }
+  }
+  return cases;
+}
+
+}  // namespace ladder

@@ -1,0 +1,102 @@
+#include "stream_suite.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "cache/read_bandwidth.hpp"
+#include "core/buffer.hpp"
+#include "core/cpu_features.hpp"
+#include "stream_kernels.hpp"
+
+namespace ladder {
+namespace {
+
+// One set of arrays per element type for the whole run: 3 × 4 × LLC bytes is too much to
+// allocate and fault in again on every call Google Benchmark makes.
+template <class T>
+struct StreamBuffers {
+  AlignedBuffer<T> a, b, c;
+  stream::Arrays<T> arrays;
+  explicit StreamBuffers(std::int64_t n) : a(n), b(n), c(n), arrays{n, a.data(), b.data(), c.data()} {}
+};
+
+template <class T>
+StreamBuffers<T>& buffers(std::int64_t n) {
+  static std::mutex mutex;
+  static std::unique_ptr<StreamBuffers<T>> cached;
+  std::lock_guard lock(mutex);
+  if (!cached || cached->arrays.n != n) cached = std::make_unique<StreamBuffers<T>>(n);
+  return *cached;
+}
+
+template <class T>
+void run_stream_case(benchmark::State& state, stream::Kernel kernel, bool nontemporal, std::int64_t n) {
+  auto& arrays = buffers<T>(n).arrays;
+  stream::initialise(arrays);
+  T* out = arrays.output(kernel);
+  std::fill(out, out + n, std::numeric_limits<T>::quiet_NaN());  // a skipped store shows as NaN
+  const double expected = stream::expected_output(kernel) * static_cast<double>(n);
+  stream::run(kernel, arrays, nontemporal);
+  if (stream::checksum(kernel, arrays) != expected) {
+    state.SkipWithError("verification failed: checksum differs from its closed form");
+    return;
+  }
+  for (auto _ : state) {
+    stream::run(kernel, arrays, nontemporal);
+    benchmark::ClobberMemory();
+  }
+  if (stream::checksum(kernel, arrays) != expected) {
+    state.SkipWithError("checksum after timing differs from its closed form");
+    return;
+  }
+  const double bytes = static_cast<double>(stream::words_moved(kernel)) * sizeof(T) * static_cast<double>(n);
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
+  state.counters["bytes"] = bytes;
+  state.counters["n"] = static_cast<double>(n);
+  state.counters["threads"] = omp_get_max_threads();
+  state.SetLabel(fmt::format("STREAM byte count: {} words/element, write-allocate not counted", stream::words_moved(kernel)));
+}
+
+}  // namespace
+
+std::vector<BenchmarkCase> stream_cases(const SuiteRequest& request, const MachineInfo& machine) {
+  const std::int64_t array_bytes = large_array_bytes(request, cache::last_level_cache_bytes(machine));
+  const bool nontemporal_ok = isa_unavailable_reason(Isa::avx2).empty();
+  std::vector<BenchmarkCase> cases;
+  for (bool nontemporal : {false, true}) {
+    if (nontemporal && !nontemporal_ok) continue;
+    for (stream::Kernel kernel : stream::kKernels) {
+      const std::string rung = stream::kernel_name(kernel) + (nontemporal ? "-nt" : "");
+      if (!rung_requested(request, rung)) continue;
+      for (bool f64 : {true, false}) {
+        const std::int64_t n = array_bytes / (f64 ? 8 : 4);
+        BenchmarkCase c;
+        c.name = fmt::format("stream/{}/{}/n:{}", rung, f64 ? "f64" : "f32", n);
+        c.memory_bytes = 3.0 * static_cast<double>(array_bytes);
+        c.body = [kernel, nontemporal, n, f64](benchmark::State& state) {
+          if (f64) {
+            run_stream_case<double>(state, kernel, nontemporal, n);
+          } else {
+            run_stream_case<float>(state, kernel, nontemporal, n);
+          }
+        };
+        cases.push_back(std::move(c));
+      }
+    }
+  }
+  return cases;
+}
+
+std::vector<std::string> stream_rung_names() {
+  std::vector<std::string> names;
+  for (bool nt : {false, true})
+    for (stream::Kernel k : stream::kKernels) names.push_back(stream::kernel_name(k) + (nt ? "-nt" : ""));
+  return names;
+}
+
+}  // namespace ladder

@@ -1,0 +1,210 @@
+// The ceilings and regimes machinery: plateau detection on made-up curves, the regime
+// classification on constructed cases, and every kernel of stream, cache and roofline on tiny
+// (and ragged) sizes against its closed form.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "cache/read_bandwidth.hpp"
+#include "ceilings.hpp"
+#include "core/buffer.hpp"
+#include "core/cpu_features.hpp"
+#include "cpu/00_boxed/interpreter.hpp"
+#include "overhead/overhead_probes.hpp"
+#include "roofline/roofline_kernels.hpp"
+#include "stream/stream_kernels.hpp"
+
+namespace ladder {
+namespace {
+
+// A Zen-4-like hierarchy: 32 KiB L1d and 1 MiB L2 per core, 32 MiB L3 shared by 2.
+std::vector<CacheLevel> hierarchy() {
+  return {{1, "Data", 32 << 10, 1}, {1, "Instruction", 32 << 10, 1}, {2, "Unified", 1 << 20, 1}, {3, "Unified", 32 << 20, 2}};
+}
+
+// 4 KiB .. 128 MiB, two points per octave: each level flat up to its size, then a geometric
+// slide from L3 to DRAM over the points between 12 and 45 MiB (each its own, lone value).
+std::vector<cache::BandwidthPoint> curve(double l1, double l2, double l3, double dram, double noise = 0) {
+  std::vector<cache::BandwidthPoint> points;
+  int i = 0;
+  const double l3_end = 12e6, dram_start = 45e6;
+  for (double bytes = 4096; bytes <= (128 << 20) * 1.001; bytes *= std::sqrt(2.0), ++i) {
+    double bw;
+    if (bytes <= (32 << 10)) bw = l1;
+    else if (bytes <= (768 << 10)) bw = l2;
+    else if (bytes <= l3_end) bw = l3;
+    else if (bytes >= dram_start) bw = dram;
+    else {
+      const double f = std::log(bytes / l3_end) / std::log(dram_start / l3_end);
+      bw = std::pow(l3, 1 - f) * std::pow(dram, f);
+    }
+    bw *= 1 + noise * ((i % 3) - 1);  // deterministic wobble: -noise, 0, +noise
+    points.push_back({static_cast<std::int64_t>(bytes), bw});
+  }
+  return points;
+}
+
+TEST(Plateaus, FindsFourLevelsOnAClearCurve) {
+  auto plateaus = cache::detect_plateaus(curve(200e9, 110e9, 85e9, 20e9), hierarchy(), 1);
+  ASSERT_EQ(plateaus.size(), 4u);
+  EXPECT_EQ(plateaus[0].level, "L1");
+  EXPECT_EQ(plateaus[1].level, "L2");
+  EXPECT_EQ(plateaus[2].level, "L3");
+  EXPECT_EQ(plateaus[3].level, "DRAM");
+  EXPECT_DOUBLE_EQ(plateaus[0].bytes_per_second, 200e9);
+  EXPECT_DOUBLE_EQ(plateaus[3].bytes_per_second, 20e9);
+  EXPECT_EQ(plateaus[0].from_bytes, 4096);
+}
+
+TEST(Plateaus, SurviveNoiseWithinALevel) {
+  auto plateaus = cache::detect_plateaus(curve(200e9, 110e9, 85e9, 20e9, 0.05), hierarchy(), 1);
+  std::vector<std::string> levels;
+  for (auto& p : plateaus) levels.push_back(p.level);
+  EXPECT_EQ(levels, (std::vector<std::string>{"L1", "L2", "L3", "DRAM"}));
+  EXPECT_NEAR(plateaus[1].bytes_per_second, 110e9, 110e9 * 0.06);
+}
+
+TEST(Plateaus, SharedCacheCapacityIsSplitAcrossThreads) {
+  // On two threads each has 16 MiB of L3: a plateau in the middle of 1..12 MiB is still L3.
+  auto plateaus = cache::detect_plateaus(curve(380e9, 190e9, 160e9, 37e9), hierarchy(), 2);
+  std::vector<std::string> levels;
+  for (auto& p : plateaus) levels.push_back(p.level);
+  EXPECT_EQ(levels, (std::vector<std::string>{"L1", "L2", "L3", "DRAM"}));
+}
+
+TEST(Plateaus, LevelsThatLookAlikeMergeAndLonePointsAreDropped) {
+  auto plateaus = cache::detect_plateaus(curve(100e9, 100e9, 100e9, 10e9), hierarchy(), 1);
+  ASSERT_EQ(plateaus.size(), 2u);  // one flat cache plateau, one DRAM; the transition point is dropped
+  EXPECT_EQ(plateaus[1].level, "DRAM");
+  EXPECT_TRUE(cache::detect_plateaus({}, hierarchy(), 1).empty());
+}
+
+TEST(Regime, TheLargestLowerBoundDecides) {
+  // 1 GFLOP on a 100 GFLOP/s machine: 10 ms; 1 MB at 10 GB/s: 0.1 ms; 1 us of call overhead.
+  Regime compute = classify(1e9, 100e9, 1e6, 10e9, 1e-6);
+  EXPECT_EQ(compute.name, "compute");
+  EXPECT_DOUBLE_EQ(compute.bound_seconds(), 0.01);
+  Regime memory = classify(1e6, 100e9, 1e9, 10e9, 1e-6);  // a stream: 0.1 s of bytes
+  EXPECT_EQ(memory.name, "memory");
+  EXPECT_DOUBLE_EQ(memory.bound_seconds(), 0.1);
+  Regime overhead = classify(2, 100e9, 12, 10e9, 1e-6);  // a 1x1 GEMM: the call is all
+  EXPECT_EQ(overhead.name, "overhead");
+  EXPECT_DOUBLE_EQ(overhead.bound_seconds(), 1e-6);
+}
+
+TEST(Ceilings, BandwidthComesFromTheLevelHoldingTheWorkingSet) {
+  Ceilings c;
+  c.threads = 2;
+  c.plateaus_one_core = cache::detect_plateaus(curve(200e9, 110e9, 85e9, 20e9), hierarchy(), 1);
+  c.plateaus_all_cores = cache::detect_plateaus(curve(380e9, 190e9, 160e9, 37e9), hierarchy(), 2);
+  EXPECT_DOUBLE_EQ(c.bandwidth(16 << 10, 1), 200e9);
+  EXPECT_DOUBLE_EQ(c.bandwidth(256 << 10, 1), 110e9);
+  EXPECT_DOUBLE_EQ(c.bandwidth(1 << 30, 1), 20e9);
+  EXPECT_DOUBLE_EQ(c.dram_bandwidth(2), 37e9);
+  c.peaks.measurements = {{"avx512-fma", DType::f32, 2, 370e9}, {"avx512-fma", DType::f32, 1, 185e9}};
+  EXPECT_DOUBLE_EQ(c.peak(DType::f32, 2), 370e9);
+  EXPECT_DOUBLE_EQ(c.peak(DType::f32, 1), 185e9);
+  EXPECT_DOUBLE_EQ(c.ridge_point(DType::f32, 2), 10.0);
+}
+
+template <class T>
+void check_stream(bool nontemporal) {
+  const std::int64_t n = 1003;  // not a multiple of any vector width
+  for (stream::Kernel k : stream::kKernels) {
+    AlignedBuffer<T> a(n + 1), b(n + 1), c(n + 1);
+    // One element in, so that streaming stores meet an unaligned start.
+    stream::Arrays<T> arrays{n, a.data() + 1, b.data() + 1, c.data() + 1};
+    stream::initialise(arrays);
+    T* out = arrays.output(k);
+    std::fill(out, out + n, std::numeric_limits<T>::quiet_NaN());
+    stream::run(k, arrays, nontemporal);
+    for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(out[i], static_cast<T>(stream::expected_output(k))) << stream::kernel_name(k) << " " << i;
+    EXPECT_EQ(stream::checksum(k, arrays), stream::expected_output(k) * n);
+  }
+}
+
+TEST(Stream, EveryKernelMatchesItsClosedForm) {
+  check_stream<double>(false);
+  check_stream<float>(false);
+  if (!isa_unavailable_reason(Isa::avx2).empty()) GTEST_SKIP() << "streaming stores need AVX";
+  check_stream<double>(true);
+  check_stream<float>(true);
+}
+
+TEST(Stream, CountsBytesAsStreamDoes) {
+  EXPECT_EQ(stream::words_moved(stream::Kernel::copy), 2);
+  EXPECT_EQ(stream::words_moved(stream::Kernel::scale), 2);
+  EXPECT_EQ(stream::words_moved(stream::Kernel::add), 3);
+  EXPECT_EQ(stream::words_moved(stream::Kernel::triad), 3);
+}
+
+TEST(ReadBandwidth, SumsEveryWordOfEveryThread) {
+  cache::ReadBuffers buffers(4096 + 8 * 5, 2);  // a ragged tail past the 32-word blocks
+  EXPECT_EQ(buffers.read(3), buffers.expected(3));
+  EXPECT_EQ(buffers.read_prefix(2, 100), buffers.expected_prefix(2, 100));
+  EXPECT_EQ(buffers.expected(1), static_cast<std::uint64_t>(buffers.words() * 2));
+}
+
+TEST(ReadBandwidth, SweepSpansFourKibToFourTimesTheLastLevel) {
+  MachineInfo m;
+  m.caches = hierarchy();
+  auto sizes = cache::sweep_sizes(m);
+  EXPECT_EQ(sizes.front(), 4096);
+  EXPECT_EQ(sizes.back(), std::int64_t{128} << 20);
+  EXPECT_EQ(sizes.size(), 31u);  // 15 octaves, two points each, and the end
+  for (auto s : sizes) EXPECT_EQ(s % 64, 0);
+}
+
+template <class T>
+void check_roofline(void (*kernel)(const T*, T*, std::int64_t, int, T, T)) {
+  for (std::int64_t n : {1, 7, 130, 1031})
+    for (int k : {0, 1, 5, 64}) {
+      std::vector<T> in(n), out(n, std::numeric_limits<T>::quiet_NaN());
+      for (std::int64_t i = 0; i < n; ++i) in[i] = static_cast<T>(i % 7 - 3);
+      kernel(in.data(), out.data(), n, k, T(1), T(1));
+      for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] + k) << "n=" << n << " k=" << k << " i=" << i;
+    }
+}
+
+TEST(Roofline, CompiledKernelsComputeInPlusK) {
+  if (!isa_unavailable_reason(Isa::avx2).empty()) GTEST_SKIP() << "the scalar kernel uses FMA";
+  check_roofline<float>(roofline::scalar_f32);
+  check_roofline<double>(roofline::scalar_f64);
+  if (!isa_unavailable_reason(Isa::avx512).empty()) GTEST_SKIP() << "no AVX-512 here";
+  check_roofline<float>(roofline::avx512_f32);
+  check_roofline<double>(roofline::avx512_f64);
+}
+
+TEST(Roofline, BoxedKernelComputesInPlusKAndFreesItsObjects) {
+  const auto before = boxed::live_objects();
+  {
+    std::vector<double> in = {-3, 0, 2.5, 7}, out(4);
+    roofline::BoxedSweep sweep(in.data(), 4);
+    sweep.run(5, 1.0, 1.0);
+    sweep.result(out.data());
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(out[i], in[i] + 5);
+    sweep.run(0, 2.0, 1.0);  // k = 0 copies
+    sweep.result(out.data());
+    EXPECT_EQ(out, in);
+  }
+  EXPECT_EQ(boxed::live_objects(), before);
+}
+
+TEST(Overhead, BoxedProgramsCountTheirOperationsAndLeakNothing) {
+  const auto before = boxed::live_objects();
+  {
+    overhead::BoxedProgram dispatch(overhead::BoxedProgram::Kind::dispatch), add(overhead::BoxedProgram::Kind::add);
+    EXPECT_EQ(dispatch.ops(), 1000);
+    EXPECT_EQ(add.ops(), 500);
+    dispatch.run();
+    add.run();
+  }
+  EXPECT_EQ(boxed::live_objects(), before);
+  double per_call = overhead::seconds_per_op(overhead::empty_calls, 1, 0.001);
+  EXPECT_GT(per_call, 0);
+  EXPECT_LT(per_call, 1e-6);
+}
+
+}  // namespace
+}  // namespace ladder
