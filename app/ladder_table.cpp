@@ -141,7 +141,7 @@ std::string format_ratios(const std::vector<benchmark::BenchmarkReporter::Run>& 
   std::map<std::pair<std::string, std::int64_t>, double> rate;
   for (const auto& [key, run] : representative_runs(runs)) {
     auto name = parse_case_name(key);
-    if (name && !run->error_occurred) rate[{name->rung, name->n}] = counter(*run, "flops");
+    if (name && name->suite == "gemm" && !run->error_occurred) rate[{name->rung, name->n}] = counter(*run, "flops");
   }
   struct Pair {
     const char* ours;

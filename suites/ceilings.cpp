@@ -27,7 +27,7 @@ std::vector<cache::BandwidthPoint> read_sweep(const std::vector<std::int64_t>& s
     const std::int64_t passes = cache::ReadBuffers::passes_for_timing(words);
     buffers.read_prefix(passes, words);  // warm the level
     double best = 0;
-    for (int trial = 0; trial < 3; ++trial) {
+    for (int trial = 0; trial < 5; ++trial) {
       double start = now();
       std::uint64_t sum = buffers.read_prefix(passes, words);
       double elapsed = now() - start;
@@ -87,14 +87,14 @@ double Ceilings::bandwidth(double bytes_per_thread, int t) const {
   const auto& plateaus = t > 1 ? plateaus_all_cores : plateaus_one_core;
   if (plateaus.empty()) return triad_bytes_per_second;
   for (const auto& p : plateaus)
-    if (bytes_per_thread <= static_cast<double>(p.to_bytes)) return p.bytes_per_second;
-  return plateaus.back().bytes_per_second;  // larger than every plateau: the slowest level
+    if (bytes_per_thread <= static_cast<double>(p.to_bytes)) return p.level == "DRAM" ? dram_bandwidth(t) : p.bytes_per_second;
+  return dram_bandwidth(t);  // larger than every plateau: main memory
 }
 
 double Ceilings::dram_bandwidth(int t) const {
   const auto& plateaus = t > 1 ? plateaus_all_cores : plateaus_one_core;
   for (const auto& p : plateaus)
-    if (p.level == "DRAM") return p.bytes_per_second;
+    if (p.level == "DRAM") return t > 1 ? std::max(p.bytes_per_second, triad_bytes_per_second) : p.bytes_per_second;
   return plateaus.empty() ? triad_bytes_per_second : plateaus.back().bytes_per_second;
 }
 

@@ -35,6 +35,7 @@ struct Ceilings {
   double peak(DType dtype, int threads) const;
   // Read bandwidth of the level that holds `bytes_per_thread` on `threads` threads.
   double bandwidth(double bytes_per_thread, int threads) const;
+  // Main memory's roof: the DRAM plateau, or STREAM triad on all cores if that is higher.
   double dram_bandwidth(int threads) const;
   // FLOP per byte where the compute roof meets the DRAM roof.
   double ridge_point(DType dtype, int threads) const { return peak(dtype, threads) / dram_bandwidth(threads); }

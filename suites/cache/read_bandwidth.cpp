@@ -65,7 +65,7 @@ std::uint64_t ReadBuffers::expected_prefix(std::int64_t passes, std::int64_t wor
 }
 
 std::int64_t ReadBuffers::passes_for_timing(std::int64_t words) {
-  return std::max<std::int64_t>(1, (4 << 20) / (words * 8));
+  return std::max<std::int64_t>(1, (16 << 20) / (words * 8));
 }
 
 std::int64_t last_level_cache_bytes(const MachineInfo& machine) {
@@ -88,9 +88,9 @@ std::vector<std::int64_t> sweep_sizes(const MachineInfo& machine) {
 
 std::vector<Plateau> detect_plateaus(const std::vector<BandwidthPoint>& curve,
                                      const std::vector<CacheLevel>& caches, int threads) {
-  // All-core L2 and L3 can differ by only 15%; noise within a level is smaller than that, and a
+  // All-core L2 and L3 can differ by less than 20%; noise within a level is smaller than that, and a
   // level split by a noisy point is merged back below.
-  constexpr double kTolerance = 1.12;
+  constexpr double kTolerance = 1.15;
   std::vector<std::vector<BandwidthPoint>> runs;
   for (const auto& p : curve) {
     if (!runs.empty()) {

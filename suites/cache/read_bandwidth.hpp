@@ -24,7 +24,7 @@ class ReadBuffers {
   std::uint64_t read_prefix(std::int64_t passes, std::int64_t words) const;
   std::uint64_t expected(std::int64_t passes) const { return expected_prefix(passes, words_); }
   std::uint64_t expected_prefix(std::int64_t passes, std::int64_t words) const;
-  // Passes per measurement so that one reads at least 4 MiB per thread, even in L1.
+  // Passes per measurement so that one reads at least 16 MiB per thread, even in L1.
   static std::int64_t passes_for_timing(std::int64_t words);
 
  private:
@@ -50,7 +50,7 @@ std::vector<std::int64_t> sweep_sizes(const MachineInfo& machine);
 // The last-level cache in bytes (64 MiB if the machine does not say).
 std::int64_t last_level_cache_bytes(const MachineInfo& machine);
 
-// Splits a curve (sorted by size) into runs of points within 12% of their run's median; runs
+// Splits a curve (sorted by size) into runs of points within 15% of their run's median; runs
 // of at least two points are plateaus, named by the smallest cache level whose capacity (per
 // thread, for caches shared by `threads` threads) holds the plateau's middle, else DRAM.
 std::vector<Plateau> detect_plateaus(const std::vector<BandwidthPoint>& curve,
