@@ -210,7 +210,8 @@ void print_list() {
     std::string status = reason.empty() ? "available" : "unavailable: " + reason;
     std::string cap = rung.max_n > 0 ? fmt::format("n<={}", rung.max_n) : "";
     fmt::print("gemm/{:<12} {:<5} {:<10} {:<8} {}\n", rung.name, dtype_name(rung.dtype),
-               rung.threading == Threading::all_cores ? "all cores" : "1 core", cap, status);
+               rung.threading == Threading::all_cores ? "all cores" : rung.threading == Threading::device ? "GPU" : "1 core",
+               cap, status);
     fmt::print("    {}\n", rung.summary);
   }
   fmt::print("stream/{{{}}}  f64, f32  all cores\n", fmt::join(stream_rung_names(), ","));

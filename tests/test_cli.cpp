@@ -87,6 +87,29 @@ TEST(Cli, ListShowsEveryRungWithItsStatus) {
   EXPECT_EQ(lines, with_status);
 }
 
+// Without a GPU (as in CI) the GPU rungs say why, with the CUDA runtime's own words, and asking
+// for one alone is refused; with a GPU they are available.
+TEST(Cli, GpuRungsAreAvailableOrSayWhy) {
+  Result list = run_ladderbench("--list");
+  if (list.output.find("gemm/cuda-naive") == std::string::npos) GTEST_SKIP() << "built without CUDA";
+  bool naive_unavailable = false;
+  for (const char* rung : {"gemm/cuda-naive ", "gemm/cuda-tiled ", "gemm/cuda-regtile ", "gemm/cublas ",
+                           "gemm/cublas-tf32 ", "gemm/cublas-f16 ", "gemm/cublas-bf16 "}) {
+    auto at = list.output.find(rung);
+    ASSERT_NE(at, std::string::npos) << rung;
+    std::string line = list.output.substr(at, list.output.find('\n', at) - at);
+    bool available = line.size() >= 10 && line.compare(line.size() - 10, 10, " available") == 0;
+    auto reason = line.find("unavailable: ");
+    EXPECT_TRUE(available || (reason != std::string::npos && line.size() > reason + 14)) << line;
+    if (std::string(rung) == "gemm/cuda-naive ") naive_unavailable = !available;
+  }
+  if (naive_unavailable) {
+    Result r = run_ladderbench("--rungs cuda-naive --sizes 8");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.output.find("skipping gemm/cuda-naive: unavailable: "), std::string::npos) << r.output;
+  }
+}
+
 TEST(Cli, IsaCapMakesHandWrittenRungsUnavailable) {
   Result r = run_ladderbench("--list", "LADDER_MAX_ISA=avx2");
   EXPECT_EQ(r.exit_code, 0);

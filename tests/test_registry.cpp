@@ -16,9 +16,14 @@ TEST(Registry, HoldsTheLadderInOrder) {
   std::vector<std::string> cpu = {"python", "boxed", "naive", "interchange", "autovec", "tiled", "parallel", "avx512"};
   ASSERT_GE(names.size(), cpu.size() + 1);
   EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + cpu.size()), cpu);
-  // The f32 ladder comes first, then the bf16 rungs, amx first among them.
-  bool seen_bf16 = false;
+  // On the CPU the f32 ladder comes first, then the bf16 rungs, amx first among them; every GPU
+  // rung comes after every CPU rung, f32 first, then ever smaller formats.
+  bool seen_bf16 = false, seen_gpu = false;
   for (const auto& r : registry().gemm) {
+    const bool gpu = r.threading == Threading::device;
+    EXPECT_FALSE(seen_gpu && !gpu) << r.name << " (CPU) after a GPU rung";
+    seen_gpu |= gpu;
+    if (gpu) continue;
     if (r.dtype == DType::bf16) seen_bf16 = true;
     EXPECT_FALSE(seen_bf16 && r.dtype == DType::f32) << r.name << " after a bf16 rung";
   }
@@ -29,7 +34,11 @@ TEST(Registry, HoldsTheLadderInOrder) {
   EXPECT_NE(std::find(names.begin(), names.end(), "openblas"), names.end());
 #endif
 #ifdef LADDER_HAVE_ONEDNN
-  EXPECT_EQ(names.back(), "onednn-bf16");
+  EXPECT_EQ(std::find(names.begin(), names.end(), "onednn-bf16") - amx, 1) << "onednn-bf16 follows amx";
+#endif
+#ifdef LADDER_HAVE_CUDA
+  std::vector<std::string> gpu = {"cuda-naive", "cuda-tiled", "cuda-regtile", "cublas", "cublas-tf32", "cublas-f16", "cublas-bf16"};
+  EXPECT_EQ(std::vector<std::string>(names.end() - gpu.size(), names.end()), gpu);
 #endif
 }
 

@@ -6,13 +6,16 @@
 
 namespace ladder {
 
-enum class DType { f32, bf16, f64 };
+// tf32: f32 data multiplied on tensor cores with 10-bit mantissas; f16: IEEE half inputs.
+enum class DType { f32, bf16, f64, tf32, f16 };
 
 constexpr std::string_view dtype_name(DType t) {
   switch (t) {
     case DType::f32: return "f32";
     case DType::bf16: return "bf16";
     case DType::f64: return "f64";
+    case DType::tf32: return "tf32";
+    case DType::f16: return "f16";
   }
   return "?";
 }
@@ -23,6 +26,8 @@ constexpr double dtype_tolerance(DType t) {
     case DType::f32: return 1e-5;
     case DType::bf16: return 1e-2;
     case DType::f64: return 1e-12;
+    case DType::tf32: return 1e-3;
+    case DType::f16: return 1e-2;
   }
   return 0;
 }
@@ -41,5 +46,38 @@ inline bf16 to_bf16(float x) {
 }
 
 inline float to_float(bf16 x) { return std::bit_cast<float>(static_cast<std::uint32_t>(x.bits) << 16); }
+
+// IEEE binary16 as raw bits.
+struct f16 {
+  std::uint16_t bits;
+};
+
+// Round to nearest even, with subnormals, infinities and NaN, as vcvtps2ph does.
+inline f16 to_f16(float x) {
+  const std::uint32_t u = std::bit_cast<std::uint32_t>(x);
+  const std::uint16_t sign = static_cast<std::uint16_t>((u >> 16) & 0x8000u);
+  const std::uint32_t magnitude = u & 0x7fffffffu;
+  if (magnitude > 0x7f800000u) return f16{static_cast<std::uint16_t>(sign | 0x7e00u)};  // NaN
+  if (magnitude >= 0x477ff000u) return f16{static_cast<std::uint16_t>(sign | 0x7c00u)};  // overflow → inf
+  if (magnitude < 0x38800000u) {  // below the smallest normal half: a subnormal or zero
+    const float scaled = std::bit_cast<float>(magnitude) * 16777216.0f;  // × 2^24: units of 2^-24
+    const auto rounded = static_cast<std::uint32_t>(__builtin_nearbyintf(scaled));
+    return f16{static_cast<std::uint16_t>(sign | rounded)};
+  }
+  const std::uint32_t rebased = magnitude - 0x38000000u;  // exponent bias 127 → 15
+  const std::uint32_t rounded = rebased + 0xfffu + ((rebased >> 13) & 1u);
+  return f16{static_cast<std::uint16_t>(sign | (rounded >> 13))};
+}
+
+inline float to_float(f16 x) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(x.bits & 0x8000u) << 16;
+  const std::uint32_t exponent = (x.bits >> 10) & 0x1fu, mantissa = x.bits & 0x3ffu;
+  if (exponent == 0) {
+    const float value = static_cast<float>(mantissa) / 16777216.0f;  // subnormal: m × 2^-24
+    return sign ? -value : value;
+  }
+  if (exponent == 31) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+  return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
+}
 
 }  // namespace ladder

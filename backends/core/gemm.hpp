@@ -6,6 +6,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "dtype.hpp"
 
@@ -18,7 +20,7 @@ struct GemmProblem {
   double flops() const { return 2.0 * static_cast<double>(n) * n * n; }
   // Compulsory traffic: A and B read once, C written once.
   double bytes() const {
-    double input = dtype == DType::bf16 ? 2.0 : 4.0;
+    double input = dtype == DType::bf16 || dtype == DType::f16 ? 2.0 : 4.0;
     return static_cast<double>(n) * n * (2 * input + 4);
   }
   double intensity() const { return flops() / bytes(); }
@@ -31,6 +33,8 @@ struct GemmOperands {
   const float* b = nullptr;
   const bf16* a_bf16 = nullptr;
   const bf16* b_bf16 = nullptr;
+  const f16* a_f16 = nullptr;
+  const f16* b_f16 = nullptr;
   float* c = nullptr;
 };
 
@@ -40,10 +44,15 @@ class GemmKernel {
  public:
   virtual ~GemmKernel() = default;
   virtual void run() = 0;
+  // Rungs whose result lives elsewhere (device memory) bring it to `c` here: called after run()
+  // when the result is verified, never inside the timed loop.
+  virtual void copy_output() {}
   // Rungs that run outside this process (the CPython reference) time themselves.
   virtual std::optional<double> self_timed_seconds() const { return std::nullopt; }
   // What the library chose (e.g. oneDNN's implementation), for the result's label.
   virtual std::string label() const { return {}; }
+  // Figures of the rung's own beside its time (e.g. the seconds to move A and B to a GPU).
+  virtual std::vector<std::pair<std::string, double>> counters() const { return {}; }
 };
 
 // The common case: a kernel that is just a function of the operands.
@@ -57,7 +66,7 @@ std::unique_ptr<GemmKernel> make_kernel(F&& body) {
   return std::make_unique<Kernel>(std::forward<F>(body));
 }
 
-enum class Threading { one_core, all_cores };
+enum class Threading { one_core, all_cores, device };
 
 struct GemmRung {
   std::string name;  // "avx512": the case is gemm/<name>/<dtype>/n:<n>

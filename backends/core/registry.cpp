@@ -29,10 +29,18 @@ const Registry& registry() {
 #ifdef LADDER_HAVE_ONEDNN
     register_onednn(r);
 #endif
-    // Backends register in ladder order within a dtype; the f32 ladder comes first, then the
-    // bf16 rungs that continue it (amx from cpu/, then onednn-bf16).
-    std::stable_sort(r.gemm.begin(), r.gemm.end(),
-                     [](const GemmRung& x, const GemmRung& y) { return x.dtype < y.dtype; });
+#ifdef LADDER_HAVE_CUDA
+    register_cuda(r);
+#endif
+    // Backends register in ladder order within a device and dtype. The CPU's f32 ladder comes
+    // first, then the bf16 rungs that continue it (amx from cpu/, then onednn-bf16); then the
+    // GPU's: f32, tf32, f16, bf16 — each step a cheaper number format on the same device.
+    auto rank = [](const GemmRung& g) {
+      constexpr DType order[] = {DType::f32, DType::tf32, DType::f16, DType::bf16, DType::f64};
+      int dtype_rank = static_cast<int>(std::find(std::begin(order), std::end(order), g.dtype) - std::begin(order));
+      return std::pair{g.threading == Threading::device ? 1 : 0, dtype_rank};
+    };
+    std::stable_sort(r.gemm.begin(), r.gemm.end(), [&](const GemmRung& x, const GemmRung& y) { return rank(x) < rank(y); });
     return r;
   }();
   return all;

@@ -35,6 +35,7 @@ struct Registry {
 void register_cpu(Registry& registry);
 void register_openblas(Registry& registry);
 void register_onednn(Registry& registry);
+void register_cuda(Registry& registry);
 
 // The full registry of this build, in ladder order.
 const Registry& registry();

@@ -1,5 +1,6 @@
 #include "read_bandwidth.hpp"
 
+#include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -128,7 +129,7 @@ std::vector<Plateau> detect_plateaus(const std::vector<BandwidthPoint>& curve,
     p.level = "DRAM";
     for (auto [level, bytes] : capacity)
       if (middle <= bytes) {
-        p.level = "L" + std::to_string(level);
+        p.level = fmt::format("L{}", level);  // (not "L" + to_string: GCC 12 -O3 warns falsely)
         break;
       }
     // Two runs that land in one level (a noisy point split it) become one plateau.

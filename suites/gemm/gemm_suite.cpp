@@ -42,6 +42,14 @@ int threads_of(const GemmRung& rung) {
   return rung.threading == Threading::all_cores ? omp_get_max_threads() : 1;
 }
 
+}  // namespace
+
+GemmOperands operands(const GemmInputs& in, float* c) {
+  return {in.n, in.a.data(), in.b.data(), in.a_bf16.data(), in.b_bf16.data(), in.a_f16.data(), in.b_f16.data(), c};
+}
+
+namespace {
+
 // Verification runs once per case, on the case's first call; later calls (Google Benchmark calls
 // a case several times while it sizes the iteration count) reuse the verdict.
 std::mutex g_verified_mutex;
@@ -73,7 +81,7 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
 
   const GemmInputs& in = cached_gemm_inputs(gemm_case.n);
   AlignedBuffer<float> c(in.n * in.n);
-  GemmOperands op{in.n, in.a.data(), in.b.data(), in.a_bf16.data(), in.b_bf16.data(), c.data()};
+  GemmOperands op = operands(in, c.data());
   std::unique_ptr<GemmKernel> kernel;
   try {
     kernel = rung.prepare(op);
@@ -96,8 +104,11 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
   state.counters["n"] = static_cast<double>(problem.n);
   state.counters["threads"] = threads_of(rung);
   state.counters["rel_error"] = verification.verdict.relative_error;
+  for (const auto& [name, value] : kernel->counters()) state.counters[name] = value;
   std::string label = verification.label;
-  if (ceilings) {
+  if (rung.threading == Threading::device) {
+    // The GPU's own ceilings are not measured yet: no CPU peak or regime for a device rung.
+  } else if (ceilings) {
     if (double peak = ceilings->peaks.machine_peak(rung.dtype); peak > 0)
       state.counters["peak_fraction"] = Counter(problem.flops() / peak, Counter::kIsIterationInvariantRate);
     // The regime: which of compute, memory (the level holding A, B and C) and fixed cost bounds
@@ -121,12 +132,16 @@ GemmInputs make_gemm_inputs(std::int64_t n) {
   in.b = AlignedBuffer<float>(count);
   in.a_bf16 = AlignedBuffer<bf16>(count);
   in.b_bf16 = AlignedBuffer<bf16>(count);
+  in.a_f16 = AlignedBuffer<f16>(count);
+  in.b_f16 = AlignedBuffer<f16>(count);
   in.reference = AlignedBuffer<double>(count);
   for (std::int64_t i = 0; i < count; ++i) {
     in.a[i] = input_value(1, i);
     in.b[i] = input_value(2, i);
     in.a_bf16[i] = to_bf16(in.a[i]);
     in.b_bf16[i] = to_bf16(in.b[i]);
+    in.a_f16[i] = to_f16(in.a[i]);
+    in.b_f16[i] = to_f16(in.b[i]);
   }
   reference_gemm(n, in.a.data(), in.b.data(), in.reference.data());
   return in;
@@ -144,17 +159,18 @@ const GemmInputs& cached_gemm_inputs(std::int64_t n) {
 double gemm_case_bytes(std::int64_t n) {
   const double elements = static_cast<double>(n) * static_cast<double>(n);
   // A, B (f32 and bf16), C, the reference in double, and room for a rung's packed copies.
-  return elements * (4 + 4 + 2 + 2 + 4 + 8 + 8);
+  return elements * (4 + 4 + 2 + 2 + 2 + 2 + 4 + 8 + 8);
 }
 
 GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& in) {
   GemmVerification result;
   AlignedBuffer<float> c(in.n * in.n);
   std::fill(c.data(), c.data() + c.size(), std::numeric_limits<float>::quiet_NaN());
-  GemmOperands op{in.n, in.a.data(), in.b.data(), in.a_bf16.data(), in.b_bf16.data(), c.data()};
+  GemmOperands op = operands(in, c.data());
   try {
     auto kernel = rung.prepare(op);
     kernel->run();
+    kernel->copy_output();
     result.label = kernel->label();
   } catch (const std::exception& e) {
     result.verdict.message = std::string("threw: ") + e.what();

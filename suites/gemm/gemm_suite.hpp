@@ -18,13 +18,17 @@ struct GemmInputs {
   std::int64_t n = 0;
   AlignedBuffer<float> a, b;
   AlignedBuffer<bf16> a_bf16, b_bf16;
+  AlignedBuffer<f16> a_f16, b_f16;
   AlignedBuffer<double> reference;  // A·B in double
 };
 
-// Small integers in [-3, 3]: exact in bf16, and every partial sum is exact in f32 up to
+// Small integers in [-3, 3]: exact in bf16, f16 and tf32, and every partial sum is exact in f32 up to
 // n = 2^24 / 9, so a correct rung's error is rounding-free and a wrong one cannot hide.
 GemmInputs make_gemm_inputs(std::int64_t n);
 const GemmInputs& cached_gemm_inputs(std::int64_t n);  // one per n, for the whole run
+
+// The operands a rung sees, over these inputs and the output c.
+GemmOperands operands(const GemmInputs& inputs, float* c);
 
 // Memory a case of size n needs (inputs, output, reference), for refusing sizes that cannot fit.
 double gemm_case_bytes(std::int64_t n);

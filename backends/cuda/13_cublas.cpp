@@ -1,0 +1,78 @@
+// Rungs 13-16, cublas: NVIDIA's library. `cublas` is f32 in pedantic mode (plain FMA units, no
+// tensor cores): the GPU's counterpart of OpenBLAS. Then the tensor cores, each step a smaller
+// number format: `cublas-tf32` (f32 data, 10-bit mantissas in the multiply; sm_80+),
+// `cublas-f16` (f16 inputs, f32 accumulation) and `cublas-bf16` (bf16 inputs; sm_80+).
+// cuBLAS is column-major: row-major C = A·B is computed as the column-major Cᵀ = Bᵀ·Aᵀ.
+#include <cublas_v2.h>
+#include <fmt/format.h>
+
+#include <memory>
+#include <stdexcept>
+
+#include "../core/registry.hpp"
+#include "cuda_device.hpp"
+#include "device_gemm.hpp"
+
+namespace ladder {
+namespace {
+
+void check_cublas(cublasStatus_t status, const char* what) {
+  if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(fmt::format("{}: {}", what, cublasGetStatusString(status)));
+}
+
+struct Mode {
+  const char* name;
+  DType dtype;   // the case's dtype (tf32 runs on f32 data)
+  DType input;   // what is copied to the device
+  cudaDataType_t cuda_input;
+  cublasComputeType_t compute;
+  cublasMath_t math;
+  int minimum_cc;
+  const char* summary;
+};
+
+GemmRung cublas_rung(const Mode& m) {
+  GemmRung rung;
+  rung.name = m.name;
+  rung.dtype = m.dtype;
+  rung.threading = Threading::device;
+  rung.self_timed = true;
+  rung.summary = m.summary;
+  rung.unavailable_reason = [m] { return cuda::unavailable_below(m.minimum_cc, m.name); };
+  rung.prepare = [m](const GemmOperands& op) {
+    std::shared_ptr<cublasContext> handle;
+    {
+      cublasHandle_t raw = nullptr;
+      check_cublas(cublasCreate(&raw), "cublasCreate");
+      handle.reset(raw, cublasDestroy);
+    }
+    check_cublas(cublasSetMathMode(handle.get(), m.math), "cublasSetMathMode");
+    return cuda::make_device_gemm(op, m.input, [m, handle](const cuda::DeviceOperands& d) {
+      const int n = static_cast<int>(d.n);
+      const float alpha = 1.0f, beta = 0.0f;
+      check_cublas(cublasSetStream(handle.get(), static_cast<cudaStream_t>(d.stream)), "cublasSetStream");
+      check_cublas(cublasGemmEx(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, d.b, m.cuda_input, n, d.a,
+                                m.cuda_input, n, &beta, d.c, CUDA_R_32F, n, m.compute, CUBLAS_GEMM_DEFAULT),
+                   "cublasGemmEx");
+    }, fmt::format("cuBLAS {}", m.name));
+  };
+  return rung;
+}
+
+}  // namespace
+
+void add_cublas_rungs(Registry& r) {
+  const Mode modes[] = {
+      {"cublas", DType::f32, DType::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_PEDANTIC_MATH, 0,
+       "cuBLAS f32, pedantic: FMA units only, no tensor cores"},
+      {"cublas-tf32", DType::tf32, DType::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_TF32_TENSOR_OP_MATH, 80,
+       "cuBLAS on tensor cores in TF32 (f32 data), f32 accumulation"},
+      {"cublas-f16", DType::f16, DType::f16, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH, 70,
+       "cuBLAS on tensor cores, f16 inputs, f32 accumulation and output"},
+      {"cublas-bf16", DType::bf16, DType::bf16, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH, 80,
+       "cuBLAS on tensor cores, bf16 inputs, f32 accumulation and output"},
+  };
+  for (const Mode& m : modes) r.add(cublas_rung(m));
+}
+
+}  // namespace ladder

@@ -1,0 +1,71 @@
+#include "cuda_device.hpp"
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace ladder::cuda {
+
+void check(int error, const char* what) {
+  if (error != cudaSuccess)
+    throw std::runtime_error(fmt::format("{}: {}", what, cudaGetErrorString(static_cast<cudaError_t>(error))));
+}
+
+const std::string& unavailable_reason() {
+  static const std::string reason = [] {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) return fmt::format("cudaGetDeviceCount: {}", cudaGetErrorString(e));
+    if (count == 0) return std::string("the CUDA runtime sees no device");
+    e = cudaSetDevice(0);
+    if (e != cudaSuccess) return fmt::format("cudaSetDevice(0): {}", cudaGetErrorString(e));
+    return std::string();
+  }();
+  return reason;
+}
+
+int compute_capability() {
+  if (!unavailable_reason().empty()) return 0;
+  int major = 0, minor = 0;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
+  return major * 10 + minor;
+}
+
+std::vector<std::pair<std::string, std::string>> device_context() {
+  std::vector<std::pair<std::string, std::string>> ctx;
+  int runtime = 0, driver = 0;
+  cudaRuntimeGetVersion(&runtime);
+  cudaDriverGetVersion(&driver);
+  ctx.emplace_back("cuda_runtime_version", fmt::format("{}.{}", runtime / 1000, runtime % 1000 / 10));
+  ctx.emplace_back("cuda_driver_version", driver ? fmt::format("{}.{}", driver / 1000, driver % 1000 / 10) : "none");
+  ctx.emplace_back("cuda_device_status", unavailable_reason().empty() ? "available" : "unavailable: " + unavailable_reason());
+  if (!unavailable_reason().empty()) return ctx;
+  cudaDeviceProp p{};
+  cudaGetDeviceProperties(&p, 0);
+  auto attribute = [](cudaDeviceAttr a) {
+    int v = 0;
+    cudaDeviceGetAttribute(&v, a, 0);
+    return v;
+  };
+  ctx.emplace_back("gpu_name", p.name);
+  ctx.emplace_back("gpu_compute_capability", fmt::format("{}.{}", p.major, p.minor));
+  ctx.emplace_back("gpu_sms", std::to_string(p.multiProcessorCount));
+  ctx.emplace_back("gpu_clock_khz", std::to_string(attribute(cudaDevAttrClockRate)));
+  ctx.emplace_back("gpu_memory_clock_khz", std::to_string(attribute(cudaDevAttrMemoryClockRate)));
+  ctx.emplace_back("gpu_memory_bus_bits", std::to_string(attribute(cudaDevAttrGlobalMemoryBusWidth)));
+  ctx.emplace_back("gpu_memory_bytes", std::to_string(p.totalGlobalMem));
+  ctx.emplace_back("gpu_l2_bytes", std::to_string(p.l2CacheSize));
+  cublasHandle_t handle = nullptr;
+  if (cublasCreate(&handle) == CUBLAS_STATUS_SUCCESS) {
+    int version = 0;
+    cublasGetVersion(handle, &version);
+    ctx.emplace_back("cublas_version", std::to_string(version));
+    cublasDestroy(handle);
+  }
+  return ctx;
+}
+
+}  // namespace ladder::cuda

@@ -1,0 +1,22 @@
+// The CUDA device as the rungs and the context see it. Plain C++: callable without nvcc.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ladder::cuda {
+
+// Empty when device 0 answers; otherwise the CUDA runtime's own reason, in one line
+// (e.g. "cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version").
+const std::string& unavailable_reason();
+
+// Compute capability as major*10 + minor (75 for a T4, 80 for an A100, 90 for an H100/H200).
+int compute_capability();
+
+// Device 0's properties and the driver, runtime and cuBLAS versions, for the JSON context.
+std::vector<std::pair<std::string, std::string>> device_context();
+
+// Throws std::runtime_error naming the call when a CUDA runtime call failed.
+void check(int cuda_error, const char* what);
+
+}  // namespace ladder::cuda
