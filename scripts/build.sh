@@ -3,5 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-release}"
-cmake --preset "$preset" >/dev/null
+extra=()
+# Where nvcc is, the CUDA backend must build (AUTO would skip it quietly if something broke).
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then extra+=(-DLADDER_WITH_CUDA=ON); fi
+cmake --preset "$preset" "${extra[@]}" >/dev/null
 cmake --build --preset "$preset" -j "$(nproc)"

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU (CMake, nvcc and cuBLAS present; no network needed): build from
+# source with the CUDA backend required, run the GPU tests, then the GPU rungs' quick profile.
+# Leaves gpu-quick.json, ctest.log and gpu-check.log in the folder given (default: gpu-check-out).
+#   scripts/gpu-check.sh OUT_DIR
+# Debian's Google Benchmark, fmt and gtest are used where installed; otherwise the .deb files
+# in .deps/ (from scripts/gpu-deps.sh) are unpacked into build/gpu-deps and used from there
+# (LADDER_GPU_DEPS=force uses them even where the system has its own, to test this path).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="$(mkdir -p "${1:-gpu-check-out}" && cd "${1:-gpu-check-out}" && pwd)"
+log="$out/gpu-check.log"
+exec > >(tee "$log") 2>&1
+start=$(date +%s)
+echo "gpu-check: $(date -u +%FT%TZ) on $(hostname), $(nproc) cores"
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+
+prefix_args=()
+if [ "${LADDER_GPU_DEPS:-}" = force ] || ! [ -e /usr/lib/x86_64-linux-gnu/cmake/benchmark/benchmarkConfig.cmake ]; then
+  if ! ls .deps/*.deb >/dev/null 2>&1; then
+    echo "gpu-check: Google Benchmark is not installed and .deps/ holds no packages (run scripts/gpu-deps.sh where apt works)" >&2
+    exit 2
+  fi
+  root="$PWD/build/gpu-deps"
+  rm -rf "$root" && mkdir -p "$root"
+  for deb in .deps/*.deb; do
+    if command -v dpkg >/dev/null; then dpkg -x "$deb" "$root"
+    else (cd "$root" && ar p "$OLDPWD/$deb" "$(ar t "$OLDPWD/$deb" | grep '^data.tar')" | tar -x -J 2>/dev/null || ar p "$OLDPWD/$deb" "$(ar t "$OLDPWD/$deb" | grep '^data.tar')" | tar -x --zstd); fi
+  done
+  prefix_args=(-DCMAKE_PREFIX_PATH="$root/usr;$root/usr/lib/x86_64-linux-gnu/cmake"
+               -DOPENBLAS_LIBRARY="$root/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so"
+               -DOPENBLAS_INCLUDE_DIR="$root/usr/include/x86_64-linux-gnu/openblas-openmp")
+  export LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu/openblas-openmp:${LD_LIBRARY_PATH:-}"
+  echo "gpu-check: using the packages from .deps/ (unpacked into $root)"
+fi
+
+cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DLADDER_WITH_CUDA=ON "${prefix_args[@]}"
+cmake --build build/gpu -j "$(nproc)"
+echo "gpu-check: built in $(( $(date +%s) - start )) s"
+
+build/gpu/ladderbench --list | tee "$out/list.txt"
+set +e
+(cd build/gpu && ctest -j "$(nproc)" --output-on-failure --timeout 300) > "$out/ctest.log" 2>&1
+tests=$?
+tail -n 5 "$out/ctest.log"
+gpu_rungs=cuda-naive,cuda-tiled,cuda-regtile,cublas,cublas-tf32,cublas-f16,cublas-bf16
+build/gpu/ladderbench --suite gemm --profile quick --rungs "$gpu_rungs,avx512,openblas" \
+  --benchmark_out="$out/gpu-quick.json" --benchmark_out_format=json
+bench=$?
+set -e
+echo "gpu-check: tests exit $tests, benchmark exit $bench, $(( $(date +%s) - start )) s in all"
+[ "$tests" -eq 0 ] && [ "$bench" -eq 0 ]
