@@ -23,13 +23,16 @@
 #include "overhead/overhead_suite.hpp"
 #include "roofline/roofline_suite.hpp"
 #include "stream/stream_suite.hpp"
+#ifdef LADDER_HAVE_CUDA
+#include "gpu/gpu_cases.hpp"
+#endif
 
 namespace {
 
 using namespace ladder;
 
 constexpr int kUsageError = 2;
-const std::vector<std::string> kSuites = {"gemm", "stream", "cache", "roofline", "overhead"};
+const std::vector<std::string> kSuites = {"gemm", "stream", "cache", "roofline", "overhead", "pcie"};
 
 const char* const kHelp = R"(ladderbench: one workload measured at every rung of the abstraction ladder.
 
@@ -42,6 +45,8 @@ Options:
                       cache     read bandwidth against working-set size, one core and all cores
                       roofline  FLOP/s against arithmetic intensity (scalar, avx512, boxed)
                       overhead  fixed costs: a call, a parallel region, a bytecode, tiny GEMMs
+                      pcie      host-device copies, pinned and pageable (GPU builds, with a device)
+                    With a GPU, stream, roofline and overhead also run their device kernels.
   --rungs LIST      rungs (or kernels) to run, comma-separated (default: all available; see --list)
   --sizes LIST      GEMM sizes n, comma-separated positive integers (replaces the profile's)
   --profile NAME    quick: every rung at n=1024 and 2048, once (under a minute here);
@@ -113,8 +118,12 @@ std::int64_t parse_size(const std::string& text) {
 std::vector<std::string> known_rungs() {
   std::vector<std::string> names;
   for (const auto& g : registry().gemm) names.push_back(g.name);
+  std::vector<std::string> gpu_names;
+#ifdef LADDER_HAVE_CUDA
+  gpu_names = gpu_rung_names();
+#endif
   for (auto list : {stream_rung_names(), std::vector<std::string>{"one-core", "all-cores"}, roofline_rung_names(),
-                    overhead_rung_names()})
+                    overhead_rung_names(), gpu_names})
     for (auto& n : list)
       if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   return names;
@@ -149,7 +158,7 @@ Options parse_options(int argc, char** argv) {
     } else if (name == "--suite") {
       for (auto& s : split_list(take_value())) {
         if (std::find(kSuites.begin(), kSuites.end(), s) == kSuites.end())
-          usage_error(fmt::format("unknown suite '{}' (available: gemm, stream, cache, roofline, overhead)", s));
+          usage_error(fmt::format("unknown suite '{}' (available: gemm, stream, cache, roofline, overhead, pcie)", s));
         o.suites.insert(s);
       }
     } else if (name == "--rungs") {
@@ -281,6 +290,12 @@ int main(int argc, char** argv) {
   if (selected("cache")) add(cache_cases(request, machine));
   if (selected("roofline")) add(roofline_cases(request, machine));
   if (selected("overhead")) add(overhead_cases(request, machine));
+#ifdef LADDER_HAVE_CUDA
+  if (selected("stream")) add(gpu_stream_cases(request));
+  if (selected("pcie")) add(gpu_pcie_cases(request));
+  if (selected("roofline")) add(gpu_roofline_cases(request));
+  if (selected("overhead")) add(gpu_overhead_cases(request));
+#endif
   cases = apply_filter(cases, opt.filter);
   if (cases.empty()) usage_error("no case to run: the suites, filter, rungs and sizes select nothing available");
 

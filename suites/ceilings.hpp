@@ -11,6 +11,7 @@
 #include "core/machine.hpp"
 #include "core/peak.hpp"
 #include "core/registry.hpp"
+#include "gpu/gpu_ceilings.hpp"
 
 namespace ladder {
 
@@ -31,6 +32,7 @@ struct Ceilings {
   double dispatch_seconds = 0;        // one bytecode dispatch in the boxed interpreter
   double boxed_add_seconds = 0;       // one boxed float add (loads, add, allocation, pop)
   std::vector<TheoreticalFigure> theoretical;
+  DeviceCeilings device;  // the GPU's, where one answers (name empty otherwise)
 
   double peak(DType dtype, int threads) const;
   // Read bandwidth of the level that holds `bytes_per_thread` on `threads` threads.

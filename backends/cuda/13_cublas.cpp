@@ -4,14 +4,18 @@
 // `cublas-f16` (f16 inputs, f32 accumulation) and `cublas-bf16` (bf16 inputs; sm_80+).
 // cuBLAS is column-major: row-major C = A·B is computed as the column-major Cᵀ = Bᵀ·Aᵀ.
 #include <cublas_v2.h>
+#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 
 #include "../core/registry.hpp"
 #include "cuda_device.hpp"
 #include "device_gemm.hpp"
+#include "device_kernels.hpp"
 
 namespace ladder {
 namespace {
@@ -59,10 +63,7 @@ GemmRung cublas_rung(const Mode& m) {
   return rung;
 }
 
-}  // namespace
-
-void add_cublas_rungs(Registry& r) {
-  const Mode modes[] = {
+const Mode kModes[] = {
       {"cublas", DType::f32, DType::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_PEDANTIC_MATH, 0,
        "cuBLAS f32, pedantic: FMA units only, no tensor cores"},
       {"cublas-tf32", DType::tf32, DType::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_TF32_TENSOR_OP_MATH, 80,
@@ -71,8 +72,62 @@ void add_cublas_rungs(Registry& r) {
        "cuBLAS on tensor cores, f16 inputs, f32 accumulation and output"},
       {"cublas-bf16", DType::bf16, DType::bf16, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH, 80,
        "cuBLAS on tensor cores, bf16 inputs, f32 accumulation and output"},
-  };
-  for (const Mode& m : modes) r.add(cublas_rung(m));
+};
+
+}  // namespace
+
+void add_cublas_rungs(Registry& r) {
+  for (const Mode& m : kModes) r.add(cublas_rung(m));
 }
+
+namespace cuda {
+
+std::function<void(void* stream)> small_cublas_gemm(int n) {
+  struct State {
+    cublasHandle_t handle = nullptr;
+    std::unique_ptr<DeviceBuffer> a, b, c;
+    ~State() { cublasDestroy(handle); }
+  };
+  auto st = std::make_shared<State>();
+  check_cublas(cublasCreate(&st->handle), "cublasCreate");
+  for (auto* buffer : {&st->a, &st->b, &st->c}) *buffer = std::make_unique<DeviceBuffer>(sizeof(float) * n * n);
+  return [st, n](void* stream) {
+    const float alpha = 1, beta = 0;
+    check_cublas(cublasSetStream(st->handle, static_cast<cudaStream_t>(stream)), "cublasSetStream");
+    check_cublas(cublasSgemm(st->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, static_cast<const float*>(st->b->get()), n,
+                             static_cast<const float*>(st->a->get()), n, &beta, static_cast<float*>(st->c->get()), n),
+                 "cublasSgemm");
+  };
+}
+
+double cublas_best_rate(const std::string& mode, std::int64_t n) {
+  for (const Mode& m : kModes) {
+    if (mode != m.name || !unavailable_below(m.minimum_cc, m.name).empty()) continue;
+    const std::size_t element = m.input == DType::f32 ? 4 : 2;
+    DeviceBuffer a(element * n * n), b(element * n * n), c(sizeof(float) * n * n);
+    check(cudaMemset(a.get(), 0, a.bytes()), "cudaMemset");  // zeros: a rate, not a result
+    check(cudaMemset(b.get(), 0, b.bytes()), "cudaMemset");
+    cublasHandle_t handle = nullptr;
+    check_cublas(cublasCreate(&handle), "cublasCreate");
+    std::unique_ptr<cublasContext, cublasStatus_t (*)(cublasHandle_t)> owned(handle, cublasDestroy);
+    check_cublas(cublasSetMathMode(handle, m.math), "cublasSetMathMode");
+    DeviceTimer timer;
+    check_cublas(cublasSetStream(handle, static_cast<cudaStream_t>(timer.stream())), "cublasSetStream");
+    const float alpha = 1, beta = 0;
+    double best = 0;
+    for (int trial = 0; trial < 4; ++trial) {  // the first warms up cuBLAS's heuristics
+      timer.start();
+      check_cublas(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, b.get(), m.cuda_input, n, a.get(),
+                                m.cuda_input, n, &beta, c.get(), CUDA_R_32F, n, m.compute, CUBLAS_GEMM_DEFAULT),
+                   "cublasGemmEx");
+      if (trial > 0) best = std::max(best, 2.0 * n * n * n / timer.stop());
+      else timer.stop();
+    }
+    return best;
+  }
+  return 0;
+}
+
+}  // namespace cuda
 
 }  // namespace ladder

@@ -107,7 +107,9 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
   for (const auto& [name, value] : kernel->counters()) state.counters[name] = value;
   std::string label = verification.label;
   if (rung.threading == Threading::device) {
-    // The GPU's own ceilings are not measured yet: no CPU peak or regime for a device rung.
+    // Against the GPU's own ceiling for this dtype (FMA probe or best cuBLAS rate).
+    if (double peak = ceilings ? ceilings->device.peak(rung.dtype) : 0; peak > 0)
+      state.counters["peak_fraction"] = Counter(problem.flops() / peak, Counter::kIsIterationInvariantRate);
   } else if (ceilings) {
     if (double peak = ceilings->peaks.machine_peak(rung.dtype); peak > 0)
       state.counters["peak_fraction"] = Counter(problem.flops() / peak, Counter::kIsIterationInvariantRate);

@@ -1,0 +1,211 @@
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <vector>
+
+#include "cuda_device.hpp"
+#include "device_kernels.hpp"
+
+namespace ladder::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+cudaStream_t as_stream(void* s) { return static_cast<cudaStream_t>(s); }
+
+int grid_for(std::int64_t work) {
+  int sms = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const std::int64_t wanted = (work + kThreads - 1) / kThreads;
+  const std::int64_t cap = static_cast<std::int64_t>(sms > 0 ? sms : 1) * 32;  // enough blocks in flight
+  return static_cast<int>(wanted < cap ? (wanted > 0 ? wanted : 1) : cap);
+}
+
+__global__ void copy_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    out[i] = in[i];
+}
+
+__global__ void triad_kernel(float* __restrict__ a, const float* __restrict__ b, const float* __restrict__ c, float s,
+                             std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    a[i] = b[i] + s * c[i];
+}
+
+__global__ void roofline_f32_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t n, int k, float a,
+                                    float b) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    float y = in[i];
+    for (int j = 0; j < k; ++j) y = fmaf(y, a, b);
+    out[i] = y;
+  }
+}
+
+__global__ void roofline_f16_kernel(const __half2* __restrict__ in, __half2* __restrict__ out, std::int64_t pairs, int k,
+                                    __half2 a, __half2 b) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < pairs;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    __half2 y = in[i];
+    for (int j = 0; j < k; ++j) y = __hfma2(y, a, b);
+    out[i] = y;
+  }
+}
+
+__global__ void empty_kernel() {}
+
+__global__ void fma_probe_f32_kernel(float* sink, std::int64_t iterations) {
+  float v[8];
+#pragma unroll
+  for (int c = 0; c < 8; ++c) v[c] = threadIdx.x + c;
+  const float m = 0.999999f, add = 1e-3f;
+  for (std::int64_t it = 0; it < iterations; ++it) {
+#pragma unroll
+    for (int c = 0; c < 8; ++c) v[c] = fmaf(v[c], m, add);
+  }
+  float s = 0;
+#pragma unroll
+  for (int c = 0; c < 8; ++c) s += v[c];
+  if (s == 12345.678f) *sink = s;  // never true in practice; keeps the chains alive
+}
+
+__global__ void fma_probe_f16_kernel(__half2* sink, std::int64_t iterations) {
+  __half2 v[8];
+#pragma unroll
+  for (int c = 0; c < 8; ++c) v[c] = __float2half2_rn(0.001f * (c + 1));
+  const __half2 m = __float2half2_rn(0.999f), add = __float2half2_rn(0.0001f);
+  for (std::int64_t it = 0; it < iterations; ++it) {
+#pragma unroll
+    for (int c = 0; c < 8; ++c) v[c] = __hfma2(v[c], m, add);
+  }
+  __half2 s = v[0];
+#pragma unroll
+  for (int c = 1; c < 8; ++c) s = __hadd2(s, v[c]);
+  if (__low2float(s) == 12345.0f) *sink = s;
+}
+
+__global__ void sum_f32_kernel(const float* __restrict__ data, std::int64_t n, double* out) {
+  double s = 0;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    s += data[i];
+  atomicAdd(out, s);
+}
+
+__global__ void sum_f16_kernel(const __half* __restrict__ data, std::int64_t n, double* out) {
+  double s = 0;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    s += __half2float(data[i]);
+  atomicAdd(out, s);
+}
+
+int probe_blocks() {
+  int sms = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  return (sms > 0 ? sms : 1) * 8;  // 8 blocks of 256 threads per SM: full occupancy
+}
+
+}  // namespace
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) { check(cudaMalloc(&ptr_, bytes), "cudaMalloc"); }
+DeviceBuffer::~DeviceBuffer() { cudaFree(ptr_); }
+void DeviceBuffer::upload(const void* host, std::size_t bytes) { check(cudaMemcpy(ptr_, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy"); }
+void DeviceBuffer::download(void* host, std::size_t bytes) const {
+  check(cudaMemcpy(host, ptr_, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+}
+
+PinnedBuffer::PinnedBuffer(std::size_t bytes) { check(cudaMallocHost(&ptr_, bytes), "cudaMallocHost"); }
+PinnedBuffer::~PinnedBuffer() { cudaFreeHost(ptr_); }
+
+DeviceTimer::DeviceTimer() {
+  check(cudaStreamCreate(reinterpret_cast<cudaStream_t*>(&stream_)), "cudaStreamCreate");
+  check(cudaEventCreate(reinterpret_cast<cudaEvent_t*>(&start_)), "cudaEventCreate");
+  check(cudaEventCreate(reinterpret_cast<cudaEvent_t*>(&stop_)), "cudaEventCreate");
+}
+DeviceTimer::~DeviceTimer() {
+  cudaEventDestroy(static_cast<cudaEvent_t>(start_));
+  cudaEventDestroy(static_cast<cudaEvent_t>(stop_));
+  cudaStreamDestroy(as_stream(stream_));
+}
+void DeviceTimer::start() { check(cudaEventRecord(static_cast<cudaEvent_t>(start_), as_stream(stream_)), "cudaEventRecord"); }
+double DeviceTimer::stop() {
+  check(cudaGetLastError(), "kernel launch");
+  check(cudaEventRecord(static_cast<cudaEvent_t>(stop_), as_stream(stream_)), "cudaEventRecord");
+  check(cudaEventSynchronize(static_cast<cudaEvent_t>(stop_)), "cudaEventSynchronize");
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start_), static_cast<cudaEvent_t>(stop_)), "cudaEventElapsedTime");
+  return ms / 1e3;
+}
+void DeviceTimer::synchronize() { check(cudaStreamSynchronize(as_stream(stream_)), "cudaStreamSynchronize"); }
+
+void copy_async(void* dst, const void* src, std::size_t bytes, CopyKind kind, void* stream) {
+  check(cudaMemcpyAsync(dst, src, bytes, kind == CopyKind::host_to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+                        as_stream(stream)),
+        "cudaMemcpyAsync");
+}
+
+void launch_copy(const float* in, float* out, std::int64_t n, void* stream) {
+  copy_kernel<<<grid_for(n), kThreads, 0, as_stream(stream)>>>(in, out, n);
+}
+void launch_triad(float* a, const float* b, const float* c, float s, std::int64_t n, void* stream) {
+  triad_kernel<<<grid_for(n), kThreads, 0, as_stream(stream)>>>(a, b, c, s, n);
+}
+void launch_roofline_f32(const float* in, float* out, std::int64_t n, int k, float a, float b, void* stream) {
+  roofline_f32_kernel<<<grid_for(n), kThreads, 0, as_stream(stream)>>>(in, out, n, k, a, b);
+}
+void launch_roofline_f16(const void* in, void* out, std::int64_t n, int k, float a, float b, void* stream) {
+  roofline_f16_kernel<<<grid_for(n / 2), kThreads, 0, as_stream(stream)>>>(
+      static_cast<const __half2*>(in), static_cast<__half2*>(out), n / 2, k, __float2half2_rn(a), __float2half2_rn(b));
+}
+void launch_empty(void* stream) { empty_kernel<<<1, 1, 0, as_stream(stream)>>>(); }
+
+double launch_fma_probe_f32(float* sink, std::int64_t iterations, void* stream) {
+  const int blocks = probe_blocks();
+  fma_probe_f32_kernel<<<blocks, kThreads, 0, as_stream(stream)>>>(sink, iterations);
+  return 2.0 * 8 * static_cast<double>(iterations) * blocks * kThreads;
+}
+double launch_fma_probe_f16(void* sink, std::int64_t iterations, void* stream) {
+  const int blocks = probe_blocks();
+  fma_probe_f16_kernel<<<blocks, kThreads, 0, as_stream(stream)>>>(static_cast<__half2*>(sink), iterations);
+  return 2.0 * 2 * 8 * static_cast<double>(iterations) * blocks * kThreads;  // half2: two lanes
+}
+
+std::function<void()> empty_kernel_chain(int count, bool as_graph, void* stream) {
+  cudaStream_t s = as_stream(stream);
+  if (!as_graph)
+    return [count, s] {
+      for (int i = 0; i < count; ++i) empty_kernel<<<1, 1, 0, s>>>();
+    };
+  cudaGraph_t graph = nullptr;
+  check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+  for (int i = 0; i < count; ++i) empty_kernel<<<1, 1, 0, s>>>();
+  check(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture");
+  cudaGraphExec_t exec = nullptr;
+  check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+  cudaGraphDestroy(graph);
+  std::shared_ptr<CUgraphExec_st> owned(exec, [](cudaGraphExec_t e) { cudaGraphExecDestroy(e); });
+  return [owned, s] { check(cudaGraphLaunch(owned.get(), s), "cudaGraphLaunch"); };
+}
+
+double device_sum_f32(const float* data, std::int64_t n) {
+  DeviceBuffer total(sizeof(double));
+  check(cudaMemset(total.get(), 0, sizeof(double)), "cudaMemset");
+  sum_f32_kernel<<<grid_for(n), kThreads>>>(data, n, static_cast<double*>(total.get()));
+  double s = 0;
+  total.download(&s, sizeof s);
+  return s;
+}
+double device_sum_f16(const void* data, std::int64_t n) {
+  DeviceBuffer total(sizeof(double));
+  check(cudaMemset(total.get(), 0, sizeof(double)), "cudaMemset");
+  sum_f16_kernel<<<grid_for(n), kThreads>>>(static_cast<const __half*>(data), n, static_cast<double*>(total.get()));
+  double s = 0;
+  total.download(&s, sizeof s);
+  return s;
+}
+
+}  // namespace ladder::cuda

@@ -1,0 +1,93 @@
+// The GPU's ceilings and memory-bound kernels, callable from plain C++: device STREAM, the
+// roofline sweep, an empty kernel, FMA-only peak probes, and the small RAII helpers the GPU
+// suites use. All launches go to the stream given (a cudaStream_t as void*).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace ladder::cuda {
+
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(std::size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* get() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+  void upload(const void* host, std::size_t bytes);
+  void download(void* host, std::size_t bytes) const;
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Host memory the GPU can DMA from directly (cudaMallocHost).
+class PinnedBuffer {
+ public:
+  explicit PinnedBuffer(std::size_t bytes);
+  ~PinnedBuffer();
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
+// A stream and two events: seconds between start() and stop() on the device's own clock.
+class DeviceTimer {
+ public:
+  DeviceTimer();
+  ~DeviceTimer();
+  DeviceTimer(const DeviceTimer&) = delete;
+  DeviceTimer& operator=(const DeviceTimer&) = delete;
+  void* stream() const { return stream_; }
+  void start();
+  double stop();  // waits for the stream
+  void synchronize();
+
+ private:
+  void* stream_ = nullptr;
+  void* start_ = nullptr;
+  void* stop_ = nullptr;
+};
+
+enum class CopyKind { host_to_device, device_to_host };
+void copy_async(void* dst, const void* src, std::size_t bytes, CopyKind kind, void* stream);
+
+// STREAM on the device (f32): out-of-place copy and triad a = b + s·c, grid-stride loops.
+void launch_copy(const float* in, float* out, std::int64_t n, void* stream);
+void launch_triad(float* a, const float* b, const float* c, float s, std::int64_t n, void* stream);
+
+// The roofline kernel: out = in after k multiply-adds y = y·a + b per element. f16 works on
+// pairs (half2, two lanes per instruction); n counts f16 elements and must be even.
+void launch_roofline_f32(const float* in, float* out, std::int64_t n, int k, float a, float b, void* stream);
+void launch_roofline_f16(const void* in, void* out, std::int64_t n, int k, float a, float b, void* stream);
+
+// An empty kernel, one block of one thread: what a launch costs.
+void launch_empty(void* stream);
+
+// FMA-only peak probes: every SM full of threads, each running 8 independent chains for
+// `iterations`. Return the FLOPs the launch does.
+double launch_fma_probe_f32(float* sink, std::int64_t iterations, void* stream);
+double launch_fma_probe_f16(void* sink, std::int64_t iterations, void* stream);
+
+// Device-side sum (in double) of n floats or n f16 values, for closed-form checks.
+double device_sum_f32(const float* data, std::int64_t n);
+double device_sum_f16(const void* data, std::int64_t n);
+
+// A chain of `count` empty kernels on `stream`: launched one by one, or captured once into a
+// CUDA graph and replayed. The returned function enqueues one chain.
+std::function<void()> empty_kernel_chain(int count, bool as_graph, void* stream);
+
+// A tiny f32 cuBLAS GEMM (n×n on device buffers it owns); the function enqueues one call.
+std::function<void(void* stream)> small_cublas_gemm(int n);
+
+// The best rate (FLOP/s) of one cuBLAS mode ("cublas", "cublas-tf32", "cublas-f16",
+// "cublas-bf16") on an n×n problem: the library's ceiling for that dtype. 0 if unavailable.
+double cublas_best_rate(const std::string& mode, std::int64_t n);
+
+}  // namespace ladder::cuda

@@ -1,0 +1,56 @@
+#include "gpu_ceilings.hpp"
+
+#include <algorithm>
+
+#include "cuda/cuda_device.hpp"
+#include "cuda/device_kernels.hpp"
+
+namespace ladder {
+
+double DeviceCeilings::peak(DType dtype) const {
+  auto library = [&](const char* mode) {
+    for (const auto& [name, rate] : cublas)
+      if (name == mode) return rate;
+    return 0.0;
+  };
+  switch (dtype) {
+    case DType::f32: return std::max(fma_f32, library("cublas"));
+    case DType::tf32: return library("cublas-tf32");
+    case DType::f16: return std::max(fma_f16, library("cublas-f16"));
+    case DType::bf16: return library("cublas-bf16");
+    default: return 0;
+  }
+}
+
+DeviceCeilings measure_device_ceilings(bool smoke) {
+  DeviceCeilings d;
+  if (!cuda::unavailable_reason().empty()) return d;
+  for (const auto& [key, value] : cuda::device_context())
+    if (key == "gpu_name") d.name = value;
+  cuda::DeviceTimer timer;
+  cuda::DeviceBuffer sink(16);
+  const std::int64_t iterations = smoke ? 1000 : 100000;
+  for (int trial = 0; trial < 3; ++trial) {
+    timer.start();
+    double flops = cuda::launch_fma_probe_f32(static_cast<float*>(sink.get()), iterations, timer.stream());
+    d.fma_f32 = std::max(d.fma_f32, flops / timer.stop());
+    timer.start();
+    flops = cuda::launch_fma_probe_f16(sink.get(), iterations, timer.stream());
+    d.fma_f16 = std::max(d.fma_f16, flops / timer.stop());
+  }
+  for (const char* mode : {"cublas", "cublas-tf32", "cublas-f16", "cublas-bf16"})
+    if (double rate = cuda::cublas_best_rate(mode, smoke ? 256 : 8192); rate > 0) d.cublas.emplace_back(mode, rate);
+  const std::int64_t n = smoke ? (1 << 16) : (std::int64_t{1} << 26);
+  cuda::DeviceBuffer in(n * 4), out(n * 4);
+  for (int trial = 0; trial < 3; ++trial) {
+    timer.start();
+    cuda::launch_copy(static_cast<const float*>(in.get()), static_cast<float*>(out.get()), n, timer.stream());
+    d.copy_bytes_per_second = std::max(d.copy_bytes_per_second, 8.0 * n / timer.stop());
+  }
+  timer.start();
+  for (int i = 0; i < 1000; ++i) cuda::launch_empty(timer.stream());
+  d.launch_seconds = timer.stop() / 1000;
+  return d;
+}
+
+}  // namespace ladder
