@@ -131,24 +131,12 @@ BoxedSweep::BoxedSweep(const double* in, std::int64_t n) : impl_(new Impl) {
   enum Local { X, OUT, N, K, A, B, I, Y, J, kCount };
   auto& c = impl_->code;
   c.num_locals = kCount;
-  const int range = c.add_name("range");
-  auto loop_head = [&](int bound, int var) {
-    c.emit(Op::load_global, range);
-    c.emit(Op::load_fast, bound);
-    c.emit(Op::call_function, 1);
-    c.emit(Op::get_iter);
-    int top = c.new_label(), exit = c.new_label();
-    c.bind(top);
-    c.emit_jump(Op::for_iter, exit);
-    c.emit(Op::store_fast, var);
-    return std::pair{top, exit};
-  };
-  auto [i_top, i_exit] = loop_head(N, I);
+  auto [i_top, i_exit] = c.emit_for_in_range(N, I);
   c.emit(Op::load_fast, X);  // y = x[i]
   c.emit(Op::load_fast, I);
   c.emit(Op::binary_subscr);
   c.emit(Op::store_fast, Y);
-  auto [j_top, j_exit] = loop_head(K, J);
+  auto [j_top, j_exit] = c.emit_for_in_range(K, J);
   c.emit(Op::load_fast, Y);  // y = y * a + b
   c.emit(Op::load_fast, A);
   c.emit(Op::binary_multiply);

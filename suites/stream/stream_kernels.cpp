@@ -77,69 +77,47 @@ void nt_range(T* out, std::int64_t begin, std::int64_t end, Body body, Scalar sc
   for (; i < end; ++i) scalar(i);
 }
 
-void nontemporal_f64(Kernel k, const Arrays<double>& x) {
-  double* a = x.a;
-  double* b = x.b;
-  double* c = x.c;
-  const __m256d s = _mm256_set1_pd(kScalar);
+// The same four kernels over 256-bit vectors of either width, stored with streaming stores.
+inline __m256d load(const double* p) { return _mm256_loadu_pd(p); }
+inline __m256 load(const float* p) { return _mm256_loadu_ps(p); }
+inline void stream_store(double* p, __m256d v) { _mm256_stream_pd(p, v); }
+inline void stream_store(float* p, __m256 v) { _mm256_stream_ps(p, v); }
+inline __m256d add(__m256d x, __m256d y) { return _mm256_add_pd(x, y); }
+inline __m256 add(__m256 x, __m256 y) { return _mm256_add_ps(x, y); }
+inline __m256d mul(__m256d x, __m256d y) { return _mm256_mul_pd(x, y); }
+inline __m256 mul(__m256 x, __m256 y) { return _mm256_mul_ps(x, y); }
+inline __m256d splat(double v) { return _mm256_set1_pd(v); }
+inline __m256 splat(float v) { return _mm256_set1_ps(v); }
+
+template <class T>
+void streaming_kernel(Kernel k, const Arrays<T>& x) {
+  T* a = x.a;
+  T* b = x.b;
+  T* c = x.c;
+  const T s = static_cast<T>(kScalar);
+  const auto sv = splat(s);
 #pragma omp parallel
   {
     auto [begin, end] = my_range(x.n);
     switch (k) {
       case Kernel::copy:
-        nt_range(c, begin, end, [&](std::int64_t i) { _mm256_stream_pd(c + i, _mm256_loadu_pd(a + i)); },
-                 [&](std::int64_t i) { c[i] = a[i]; });
+        nt_range(c, begin, end, [&](std::int64_t i) { stream_store(c + i, load(a + i)); }, [&](std::int64_t i) { c[i] = a[i]; });
         break;
       case Kernel::scale:
-        nt_range(b, begin, end, [&](std::int64_t i) { _mm256_stream_pd(b + i, _mm256_mul_pd(s, _mm256_loadu_pd(c + i))); },
-                 [&](std::int64_t i) { b[i] = kScalar * c[i]; });
+        nt_range(b, begin, end, [&](std::int64_t i) { stream_store(b + i, mul(sv, load(c + i))); },
+                 [&](std::int64_t i) { b[i] = s * c[i]; });
         break;
       case Kernel::add:
-        nt_range(c, begin, end,
-                 [&](std::int64_t i) { _mm256_stream_pd(c + i, _mm256_add_pd(_mm256_loadu_pd(a + i), _mm256_loadu_pd(b + i))); },
+        nt_range(c, begin, end, [&](std::int64_t i) { stream_store(c + i, add(load(a + i), load(b + i))); },
                  [&](std::int64_t i) { c[i] = a[i] + b[i]; });
         break;
       case Kernel::triad:
-        nt_range(a, begin, end,
-                 [&](std::int64_t i) { _mm256_stream_pd(a + i, _mm256_fmadd_pd(s, _mm256_loadu_pd(c + i), _mm256_loadu_pd(b + i))); },
-                 [&](std::int64_t i) { a[i] = b[i] + kScalar * c[i]; });
+        nt_range(a, begin, end, [&](std::int64_t i) { stream_store(a + i, add(load(b + i), mul(sv, load(c + i)))); },
+                 [&](std::int64_t i) { a[i] = b[i] + s * c[i]; });
         break;
     }
   }
   _mm_sfence();  // streaming stores are weakly ordered: make them visible before the timer stops
-}
-
-void nontemporal_f32(Kernel k, const Arrays<float>& x) {
-  float* a = x.a;
-  float* b = x.b;
-  float* c = x.c;
-  const float sf = static_cast<float>(kScalar);
-  const __m256 s = _mm256_set1_ps(sf);
-#pragma omp parallel
-  {
-    auto [begin, end] = my_range(x.n);
-    switch (k) {
-      case Kernel::copy:
-        nt_range(c, begin, end, [&](std::int64_t i) { _mm256_stream_ps(c + i, _mm256_loadu_ps(a + i)); },
-                 [&](std::int64_t i) { c[i] = a[i]; });
-        break;
-      case Kernel::scale:
-        nt_range(b, begin, end, [&](std::int64_t i) { _mm256_stream_ps(b + i, _mm256_mul_ps(s, _mm256_loadu_ps(c + i))); },
-                 [&](std::int64_t i) { b[i] = sf * c[i]; });
-        break;
-      case Kernel::add:
-        nt_range(c, begin, end,
-                 [&](std::int64_t i) { _mm256_stream_ps(c + i, _mm256_add_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i))); },
-                 [&](std::int64_t i) { c[i] = a[i] + b[i]; });
-        break;
-      case Kernel::triad:
-        nt_range(a, begin, end,
-                 [&](std::int64_t i) { _mm256_stream_ps(a + i, _mm256_fmadd_ps(s, _mm256_loadu_ps(c + i), _mm256_loadu_ps(b + i))); },
-                 [&](std::int64_t i) { a[i] = b[i] + sf * c[i]; });
-        break;
-    }
-  }
-  _mm_sfence();
 }
 
 #pragma GCC pop_options
@@ -149,11 +127,7 @@ void nontemporal_f32(Kernel k, const Arrays<float>& x) {
 template <class T>
 void run(Kernel k, const Arrays<T>& arrays, bool nontemporal) {
   if (!nontemporal) return cached(k, arrays);
-  if constexpr (sizeof(T) == 8) {
-    nontemporal_f64(k, arrays);
-  } else {
-    nontemporal_f32(k, arrays);
-  }
+  streaming_kernel(k, arrays);
 }
 
 template <class T>

@@ -308,6 +308,18 @@ void Code::finish() {
   fixups_.clear();
 }
 
+std::pair<int, int> Code::emit_for_in_range(int bound_local, int var_local) {
+  emit(Op::load_global, add_name("range"));
+  emit(Op::load_fast, bound_local);
+  emit(Op::call_function, 1);
+  emit(Op::get_iter);
+  const int top = new_label(), exit = new_label();
+  bind(top);
+  emit_jump(Op::for_iter, exit);
+  emit(Op::store_fast, var_local);
+  return {top, exit};
+}
+
 // --- Globals -----------------------------------------------------------------------------------
 Globals::Globals() { set("range", new_builtin(builtin_range)); }
 Globals::~Globals() {

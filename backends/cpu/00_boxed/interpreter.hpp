@@ -114,6 +114,10 @@ class Code {
   void emit_jump(Op op, int label);
   void finish();  // resolves labels; call once before running
 
+  // `for <var> in range(<bound>):` over two locals, as CPython compiles it: emits the loop head
+  // and returns {top, exit}: the body jumps back to top and binds exit after itself.
+  std::pair<int, int> emit_for_in_range(int bound_local, int var_local);
+
   std::vector<Instruction> instructions;
   std::vector<Object*> consts;
   std::vector<std::string> names;

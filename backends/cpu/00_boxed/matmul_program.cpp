@@ -5,28 +5,14 @@ namespace ladder::boxed {
 void compile_matmul(Code& code) {
   enum Local { A, B, C, N, I, J, K, S, kCount };
   code.num_locals = kCount;
-  const int range = code.add_name("range");
   const int zero = code.add_const(new_float(0.0));
   const int none_const = code.add_const(none());
 
-  // for <var> in range(n): ... ; returns the label to jump back to and the exit label.
-  auto loop_head = [&](int var) {
-    code.emit(Op::load_global, range);
-    code.emit(Op::load_fast, N);
-    code.emit(Op::call_function, 1);
-    code.emit(Op::get_iter);
-    int top = code.new_label(), exit = code.new_label();
-    code.bind(top);
-    code.emit_jump(Op::for_iter, exit);
-    code.emit(Op::store_fast, var);
-    return std::pair{top, exit};
-  };
-
-  auto [i_top, i_exit] = loop_head(I);
-  auto [j_top, j_exit] = loop_head(J);
+  auto [i_top, i_exit] = code.emit_for_in_range(N, I);
+  auto [j_top, j_exit] = code.emit_for_in_range(N, J);
   code.emit(Op::load_const, zero);  // s = 0.0
   code.emit(Op::store_fast, S);
-  auto [k_top, k_exit] = loop_head(K);
+  auto [k_top, k_exit] = code.emit_for_in_range(N, K);
   code.emit(Op::load_fast, S);  // s += A[i][k] * B[k][j]
   code.emit(Op::load_fast, A);
   code.emit(Op::load_fast, I);
