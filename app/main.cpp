@@ -252,6 +252,8 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
   for (const auto& [key, value] : build_context()) AddCustomContext(key, value);
   for (const auto& [key, value] : registry().context) AddCustomContext(key, value());
   for (const auto& [key, value] : ceilings_context(ceilings)) AddCustomContext(key, value);
+  // The ladder's own description, so that report tools read it from the results, not a list.
+  for (const auto& rung : registry().gemm) AddCustomContext("rung/" + rung.name, rung.mechanism + ": " + rung.summary);
 }
 
 }  // namespace

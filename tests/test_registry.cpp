@@ -48,6 +48,7 @@ TEST(Registry, NamesAreUniqueAndEveryRungIsComplete) {
     EXPECT_TRUE(seen.insert(r.name).second) << r.name;
     EXPECT_TRUE(r.prepare) << r.name;
     EXPECT_FALSE(r.summary.empty()) << r.name;
+    EXPECT_FALSE(r.mechanism.empty()) << r.name;
     EXPECT_EQ(r.name.find('/'), std::string::npos) << "a slash would break case names";
   }
   EXPECT_EQ(registry().find_gemm("no-such-rung"), nullptr);

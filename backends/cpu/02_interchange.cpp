@@ -22,6 +22,7 @@ GemmRung interchange_rung() {
   rung.name = "interchange";
   rung.threading = Threading::one_core;
   rung.max_n = 2048;
+  rung.mechanism = "loop order and cache lines";
   rung.summary = "i-k-j scalar loops: unit-stride inner loop, vectorisation off";
   rung.prepare = [](const GemmOperands& op) {
     return make_kernel([op] { gemm_interchange(op.n, op.a, op.b, op.c); });

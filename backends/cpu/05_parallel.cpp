@@ -14,6 +14,7 @@ GemmRung parallel_rung() {
   GemmRung rung;
   rung.name = "parallel";
   rung.threading = Threading::all_cores;
+  rung.mechanism = "cores";
   rung.summary = "the tiled kernel with C's rows split across all cores (OpenMP)";
   rung.prepare = [](const GemmOperands& op) {
     return make_kernel([op] {

@@ -163,6 +163,7 @@ GemmRung avx512_rung() {
   GemmRung rung;
   rung.name = "avx512";
   rung.threading = Threading::all_cores;
+  rung.mechanism = "hand-written kernel";
   rung.summary = "hand-written AVX-512 12x32 micro-kernel, packed panels (BLIS structure), all cores";
   rung.unavailable_reason = [] { return isa_unavailable_reason(Isa::avx512); };
   rung.prepare = [](const GemmOperands& op) {

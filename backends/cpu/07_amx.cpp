@@ -72,6 +72,7 @@ GemmRung amx_rung() {
   rung.name = "amx";
   rung.dtype = DType::bf16;
   rung.threading = Threading::all_cores;
+  rung.mechanism = "matrix units";
   rung.summary = "hand-written AMX tile kernel (TDPBF16PS, 32x32 C blocks), bf16 in, f32 out, all cores";
   rung.unavailable_reason = [] { return isa_unavailable_reason(Isa::amx); };
   rung.prepare = [](const GemmOperands& op) {

@@ -24,6 +24,7 @@ GemmRung cuda_naive_rung() {
   rung.name = "cuda-naive";
   rung.threading = Threading::device;
   rung.self_timed = true;
+  rung.mechanism = "GPU";
   rung.summary = "CUDA, one thread per element of C, operands from device memory";
   rung.unavailable_reason = [] { return cuda::unavailable_reason(); };
   rung.prepare = [](const GemmOperands& op) {

@@ -35,6 +35,7 @@ GemmRung cuda_tiled_rung() {
   rung.name = "cuda-tiled";
   rung.threading = Threading::device;
   rung.self_timed = true;
+  rung.mechanism = "cache tiling";
   rung.summary = "CUDA, 32x32 shared-memory tiles of A and B per block";
   rung.unavailable_reason = [] { return cuda::unavailable_reason(); };
   rung.prepare = [](const GemmOperands& op) {

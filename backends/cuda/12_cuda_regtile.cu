@@ -66,6 +66,7 @@ GemmRung cuda_regtile_rung() {
   rung.name = "cuda-regtile";
   rung.threading = Threading::device;
   rung.self_timed = true;
+  rung.mechanism = "hand-written kernel";
   rung.summary = "CUDA, 64x64 block tiles, 4x4 register blocks per thread, float4 loads";
   rung.unavailable_reason = [] { return cuda::unavailable_reason(); };
   rung.prepare = [](const GemmOperands& op) {

@@ -41,6 +41,7 @@ GemmRung cublas_rung(const Mode& m) {
   rung.dtype = m.dtype;
   rung.threading = Threading::device;
   rung.self_timed = true;
+  rung.mechanism = m.dtype == DType::f32 ? "tuned library" : "matrix units";
   rung.summary = m.summary;
   rung.unavailable_reason = [m] { return cuda::unavailable_below(m.minimum_cc, m.name); };
   rung.prepare = [m](const GemmOperands& op) {

@@ -12,6 +12,7 @@ GemmRung openblas_rung() {
   GemmRung rung;
   rung.name = "openblas";
   rung.threading = Threading::all_cores;
+  rung.mechanism = "tuned library";
   rung.summary = "cblas_sgemm (OpenBLAS, OpenMP build), all cores";
   rung.prepare = [](const GemmOperands& op) {
     openblas_set_num_threads(omp_get_max_threads());

@@ -15,6 +15,7 @@ GemmRung boxed_rung() {
   rung.max_n = 128;
   // The k loop runs 17 instructions (FOR_ITER … JUMP) for one multiply and one add.
   rung.dispatches_per_flop = 17.0 / 2;
+  rung.mechanism = "reference";
   rung.summary = "bytecode interpreter over boxed, reference-counted values (CPython's model)";
   rung.prepare = [](const GemmOperands& op) {
     struct Kernel final : GemmKernel {
