@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(build-essential cmake ninja-build git pkg-config
           libbenchmark-dev libfmt-dev libgtest-dev nlohmann-json3-dev
-          libdnnl-dev libopenblas0-openmp libopenblas-openmp-dev python3)
+          libdnnl-dev libopenblas0-openmp libopenblas-openmp-dev python3 python3-venv chromium)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -31,4 +31,13 @@ fi
 if [ -e /usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0 ] &&
    ! readlink -f /usr/lib/x86_64-linux-gnu/libopenblas.so.0 | grep -q openblas-openmp; then
   echo "setup: note: libopenblas.so.0 does not point at the OpenMP build; ladderbench links that build directly"
+fi
+
+# The report tools' Python packages, pinned, in a virtual environment of the project's own.
+venv="$(dirname "$0")/../.venv"
+if ! [ -x "$venv/bin/python" ] || ! cmp -s "$(dirname "$0")/../requirements.txt" "$venv/requirements.installed"; then
+  echo "setup: creating $venv from requirements.txt"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$(dirname "$0")/../requirements.txt"
+  cp "$(dirname "$0")/../requirements.txt" "$venv/requirements.installed"
 fi

@@ -1,0 +1,121 @@
+"""scripts/report.py against the committed reference results and hand-made bad inputs."""
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import report  # noqa: E402
+
+RESULT = sorted(p for p in (ROOT / "results").glob("*/*.json") if p.parent.name != "specs")[-1]  # a measured machine
+
+
+def run(args, capsys):
+    code = report.main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_tables_put_measured_and_predicted_side_by_side(tmp_path, capsys):
+    code, out, err = run(["tables", str(RESULT.parent), str(ROOT / "results" / "specs"), "--out", str(tmp_path),
+                          "--plots", str(tmp_path / "plots")], capsys)
+    assert code == 0, err
+    md = (tmp_path / "tables.md").read_text()
+    assert "## gemm" in md and "## stream" in md
+    assert "openblas (f32)" in md and "≈" in md  # a measured rung and a predicted cell
+    assert "NVIDIA H200" in md and "(spec)" in md
+    rows = (tmp_path / "tables.csv").read_text().splitlines()
+    assert rows[0] == "workload,rung,machine,value,kind,text"
+    assert any(",measured," in r for r in rows) and any(",predicted," in r for r in rows)
+    page = (tmp_path / "index.html").read_text()
+    assert "class='predicted'" in page and "class='measured'" in page
+    assert "data:image/png;base64," in page  # self-contained: figures inline
+
+
+def test_unreadable_and_foreign_files_are_named_and_skipped(tmp_path, capsys):
+    (tmp_path / "garbage.json").write_text("{not json")
+    (tmp_path / "foreign.json").write_text(json.dumps({"context": {"date": "x"}, "benchmarks": []}))
+    (tmp_path / "list.json").write_text("[1, 2]")
+    shutil.copy(RESULT, tmp_path / "real.json")
+    code, out, err = run(["tables", str(tmp_path), "--out", str(tmp_path / "out"), "--no-plots"], capsys)
+    assert code == 0
+    assert "garbage.json: cannot be read as JSON" in err
+    assert "foreign.json: a Google Benchmark file, but not from ladderbench" in err
+    assert "list.json: not a Google Benchmark result file" in err
+    assert "Traceback" not in err
+    assert "1 measured machine(s)" in out
+
+
+def test_strings_from_result_files_are_escaped(tmp_path, capsys):
+    doc = json.loads(RESULT.read_text())
+    doc["context"]["cpu_model"] = "<script>alert('model')</script>"
+    gemm = next(b for b in doc["benchmarks"] if b["name"].startswith("gemm/"))
+    gemm["label"] = "<img src=x onerror=alert(1)>; compute-bound"
+    (tmp_path / "evil.json").write_text(json.dumps(doc))
+    code, _, err = run(["tables", str(tmp_path), "--out", str(tmp_path / "out"), "--no-plots"], capsys)
+    assert code == 0, err
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert "<script>alert" not in page and "&lt;script&gt;alert" in page
+
+
+def test_explain_t4_against_a100_in_f32(capsys):
+    code, out, _ = run(["explain", "nvidia-t4", "nvidia-a100-40gb", "--m", "4096", "--k", "256", "--gap", "170"], capsys)
+    assert code == 0
+    assert "compute ratio   f32:    2.41x" in out
+    assert "n/a (nvidia-t4 has no tf32)" in out
+    assert "bandwidth ratio    :    4.86x" in out
+    assert "could give 19.3x" in out  # TF32 on the A100's tensor cores
+    assert "leaves 8.83x that the hardware cannot explain" in out
+
+
+def test_explain_refuses_an_unknown_machine(capsys):
+    code, _, err = run(["explain", "nvidia-t4", "cray-1"], capsys)
+    assert code == 2 and "unknown machine 'cray-1'" in err
+
+
+def test_ladder_report_has_every_rung_with_its_factors(tmp_path, capsys):
+    out = tmp_path / "ladder.md"
+    code, _, err = run(["ladder", str(RESULT), "--out", str(out)], capsys)
+    assert code == 0, err
+    text = out.read_text()
+    doc = json.loads(RESULT.read_text())
+    rungs = {b["run_name"].split("/")[1] for b in doc["benchmarks"] if b["run_name"].startswith("gemm/")}
+    for rung in rungs:
+        assert f"| {rung} |" in text
+    if "rung/autovec" in doc["context"]:  # results written since rungs carry their mechanism
+        autovec = next(line for line in text.splitlines() if line.startswith("| autovec |"))
+        lanes = "16x" if "avx512f" in doc["context"]["cpu_isa_flags"] else "8x"
+        assert "SIMD width" in autovec and f"| {lanes} |" in autovec
+
+
+def test_plot_writes_png_and_svg(tmp_path, capsys):
+    code, _, err = run(["plot", str(RESULT.parent), str(ROOT / "results" / "specs"), "--out", str(tmp_path)], capsys)
+    assert code == 0, err
+    for stem in (f"ladder-{RESULT.parent.name}", f"roofline-{RESULT.parent.name}", "machines"):
+        assert (tmp_path / f"{stem}.png").stat().st_size > 1000
+        assert (tmp_path / f"{stem}.svg").read_text().startswith("<?xml")
+
+
+def test_every_subcommand_has_help():
+    for command in ("tables", "plot", "explain", "ladder"):
+        result = subprocess.run([sys.executable, str(ROOT / "scripts" / "report.py"), command, "--help"],
+                                capture_output=True, text=True)
+        assert result.returncode == 0 and "usage:" in result.stdout
+
+
+def test_the_page_opens_in_headless_chromium(tmp_path, capsys):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        pytest.skip("chromium is not installed (scripts/setup.sh installs it)")
+    run(["tables", str(RESULT.parent), str(ROOT / "results" / "specs"), "--out", str(tmp_path), "--plots", str(tmp_path)], capsys)
+    shot = tmp_path / "page.png"
+    result = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                             "--window-size=1400,2200", f"--screenshot={shot}", (tmp_path / "index.html").as_uri()],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert shot.stat().st_size > 20000  # a page with tables and figures, not a blank one
+    assert "Uncaught" not in result.stderr  # no script errors on the page
