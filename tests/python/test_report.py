@@ -119,3 +119,15 @@ def test_the_page_opens_in_headless_chromium(tmp_path, capsys):
     assert result.returncode == 0, result.stderr
     assert shot.stat().st_size > 20000  # a page with tables and figures, not a blank one
     assert "Uncaught" not in result.stderr  # no script errors on the page
+
+
+def test_google_benchmarks_compare_py_accepts_two_of_our_files():
+    compare = pathlib.Path("/usr/share/benchmark/compare.py")  # Debian's libbenchmark-tools
+    if not compare.exists():
+        pytest.skip("compare.py is not installed (scripts/setup.sh installs libbenchmark-tools)")
+    files = sorted(p for p in (ROOT / "results").glob("*/*.json") if p.parent.name != "specs")
+    first, second = (files[0], files[-1]) if len(files) > 1 else (files[0], files[0])
+    result = subprocess.run([sys.executable, str(compare), "-a", "benchmarks", str(first), str(second)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "gemm/avx512/f32/n:1024" in result.stdout
