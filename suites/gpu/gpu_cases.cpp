@@ -12,6 +12,8 @@
 #include "core/dtype.hpp"
 #include "cuda/cuda_device.hpp"
 #include "cuda/device_kernels.hpp"
+#include "roofline/roofline_suite.hpp"
+#include "stream/stream_kernels.hpp"
 
 namespace ladder {
 namespace {
@@ -86,7 +88,7 @@ std::vector<BenchmarkCase> gpu_stream_cases(const SuiteRequest& request) {
         return;
       }
       timed_loop(state, timer, run);
-      const double bytes = (triad ? 3.0 : 2.0) * 4 * static_cast<double>(n);
+      const double bytes = stream::words_moved(triad ? stream::Kernel::triad : stream::Kernel::copy) * 4.0 * static_cast<double>(n);
       state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
       state.counters["bytes"] = bytes;
       state.counters["n"] = static_cast<double>(n);
@@ -168,13 +170,7 @@ std::vector<BenchmarkCase> gpu_roofline_cases(const SuiteRequest& request) {
           return;
         }
         timed_loop(state, timer, run);
-        const double flops = 2.0 * k * static_cast<double>(n), bytes = 2.0 * element * static_cast<double>(n);
-        using benchmark::Counter;
-        state.counters["flops"] = Counter(flops, Counter::kIsIterationInvariantRate);
-        state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
-        state.counters["bytes"] = bytes;
-        state.counters["intensity"] = flops / bytes;
-        state.counters["k"] = k;
+        set_roofline_counters(state, roofline::RooflineProblem{n, k, static_cast<int>(element)});
       }));
     }
   return cases;

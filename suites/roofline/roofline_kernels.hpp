@@ -9,6 +9,17 @@
 
 namespace ladder::roofline {
 
+// FLOPs and bytes of one pass, defined once for every device: k multiply-adds per element;
+// one load and one store of it.
+struct RooflineProblem {
+  std::int64_t n = 0;  // elements
+  int k = 0;           // multiply-adds per element
+  int element_bytes = 4;
+  double flops() const { return 2.0 * k * static_cast<double>(n); }
+  double bytes() const { return 2.0 * element_bytes * static_cast<double>(n); }
+  double intensity() const { return flops() / bytes(); }
+};
+
 // All cores: vector (AVX-512, 8 independent vectors in flight) and scalar (8 independent
 // elements in flight, one lane each) variants.
 void avx512_f32(const float* in, float* out, std::int64_t n, int k, float a, float b);

@@ -102,6 +102,15 @@ void run_boxed(benchmark::State& state, std::int64_t n, int k) {
 
 }  // namespace
 
+void set_roofline_counters(benchmark::State& state, const roofline::RooflineProblem& problem) {
+  using benchmark::Counter;
+  state.counters["flops"] = Counter(problem.flops(), Counter::kIsIterationInvariantRate);
+  state.SetBytesProcessed(static_cast<std::int64_t>(problem.bytes()) * state.iterations());
+  state.counters["bytes"] = problem.bytes();
+  state.counters["intensity"] = problem.intensity();
+  state.counters["k"] = problem.k;
+}
+
 std::vector<int> roofline_intensities() {
   std::vector<int> ks = {0};
   for (int k = 1; k <= 512; k *= 2) ks.push_back(k);
@@ -139,15 +148,10 @@ std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request, const Mac
           run_compiled<float>(state, sweep, n, k);
         }
         if (state.error_occurred()) return;
-        // FLOPs and bytes per element, defined once: k multiply-adds; one load and one store.
-        const double flops = 2.0 * k * static_cast<double>(n);
-        const double bytes = 2.0 * static_cast<double>(element) * static_cast<double>(n);
+        const roofline::RooflineProblem problem{n, k, static_cast<int>(element)};
+        const double flops = problem.flops(), bytes = problem.bytes();
+        set_roofline_counters(state, problem);
         using benchmark::Counter;
-        state.counters["flops"] = Counter(flops, Counter::kIsIterationInvariantRate);
-        state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
-        state.counters["bytes"] = bytes;
-        state.counters["intensity"] = flops / bytes;
-        state.counters["k"] = k;
         state.counters["threads"] = sweep.threads;
         if (!ceilings) return;
         // Its own roofs: the probe of its unit (at its thread count) and the level holding its arrays.

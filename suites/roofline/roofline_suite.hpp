@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "core/machine.hpp"
+#include "roofline_kernels.hpp"
 #include "suite.hpp"
 
 namespace ladder {
@@ -10,5 +11,8 @@ namespace ladder {
 std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request, const MachineInfo& machine);
 std::vector<std::string> roofline_rung_names();
 std::vector<int> roofline_intensities();
+
+// flops (rate), bytes, intensity and k of one pass, from the problem, on any device's case.
+void set_roofline_counters(benchmark::State& state, const roofline::RooflineProblem& problem);
 
 }  // namespace ladder
