@@ -44,6 +44,9 @@ std::string format_ladder(const std::vector<LadderRow>& rows);
 // Head-to-head ratios of rungs measured in this run (same n), e.g. avx512 against openblas.
 std::string format_ratios(const std::vector<benchmark::BenchmarkReporter::Run>& runs);
 
+// Each model case's time split by operation type: ms per pass, share, GFLOP/s, GB/s.
+std::string format_model_ops(const std::vector<benchmark::BenchmarkReporter::Run>& runs);
+
 // Each roofline sweep's two ends: bandwidth at the lowest intensity against STREAM triad, FLOP/s
 // at the highest against its peak probe.
 std::string format_roofline_summary(const std::vector<benchmark::BenchmarkReporter::Run>& runs, const Ceilings& ceilings);

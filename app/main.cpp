@@ -20,6 +20,7 @@
 #include "core/registry.hpp"
 #include "gemm/gemm_suite.hpp"
 #include "ladder_table.hpp"
+#include "model/model_suite.hpp"
 #include "overhead/overhead_suite.hpp"
 #include "roofline/roofline_suite.hpp"
 #include "stream/stream_suite.hpp"
@@ -32,7 +33,7 @@ namespace {
 using namespace ladder;
 
 constexpr int kUsageError = 2;
-const std::vector<std::string> kSuites = {"gemm", "stream", "cache", "roofline", "overhead", "pcie"};
+const std::vector<std::string> kSuites = {"gemm", "stream", "cache", "roofline", "overhead", "pcie", "model"};
 
 const char* const kHelp = R"(ladderbench: one workload measured at every rung of the abstraction ladder.
 
@@ -46,6 +47,7 @@ Options:
                       roofline  FLOP/s against arithmetic intensity (scalar, avx512, boxed)
                       overhead  fixed costs: a call, a parallel region, a bytecode, tiny GEMMs
                       pcie      host-device copies, pinned and pageable (GPU builds, with a device)
+                      model     a dense-matching network (4D correlation + transformer) per backend
                     With a GPU, stream, roofline and overhead also run their device kernels.
   --rungs LIST      rungs (or kernels) to run, comma-separated (default: all available; see --list)
   --sizes LIST      GEMM sizes n, comma-separated positive integers (replaces the profile's)
@@ -123,7 +125,7 @@ std::vector<std::string> known_rungs() {
   gpu_names = gpu_rung_names();
 #endif
   for (auto list : {stream_rung_names(), std::vector<std::string>{"one-core", "all-cores"}, roofline_rung_names(),
-                    overhead_rung_names(), gpu_names})
+                    overhead_rung_names(), gpu_names, model::backend_names()})
     for (auto& n : list)
       if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   return names;
@@ -158,7 +160,7 @@ Options parse_options(int argc, char** argv) {
     } else if (name == "--suite") {
       for (auto& s : split_list(take_value())) {
         if (std::find(kSuites.begin(), kSuites.end(), s) == kSuites.end())
-          usage_error(fmt::format("unknown suite '{}' (available: gemm, stream, cache, roofline, overhead, pcie)", s));
+          usage_error(fmt::format("unknown suite '{}' (available: gemm, stream, cache, roofline, overhead, pcie, model)", s));
         o.suites.insert(s);
       }
     } else if (name == "--rungs") {
@@ -292,6 +294,7 @@ int main(int argc, char** argv) {
   if (selected("cache")) add(cache_cases(request, machine));
   if (selected("roofline")) add(roofline_cases(request, machine));
   if (selected("overhead")) add(overhead_cases(request, machine));
+  if (selected("model")) add(model_cases(request));
 #ifdef LADDER_HAVE_CUDA
   if (selected("stream")) add(gpu_stream_cases(request));
   if (selected("pcie")) add(gpu_pcie_cases(request));
@@ -360,6 +363,8 @@ int main(int argc, char** argv) {
                            kLadderSize, format_ladder(rows)).c_str(), stdout);
   if (auto ratios = format_ratios(reporter.runs()); !ratios.empty())
     std::fputs(fmt::format("\nHead to head, same run:\n{}", ratios).c_str(), stdout);
+  if (auto ops = format_model_ops(reporter.runs()); !ops.empty())
+    std::fputs(fmt::format("\nThe model, by operation:\n{}", ops).c_str(), stdout);
   if (auto roofs = format_roofline_summary(reporter.runs(), ceilings); !roofs.empty())
     std::fputs(fmt::format("\nThe roofline sweep against the ceilings:\n{}", roofs).c_str(), stdout);
   std::fputs(("\n" + format_ceilings(ceilings)).c_str(), stdout);

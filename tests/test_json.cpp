@@ -76,6 +76,7 @@ const std::map<std::string, std::vector<const char*>> kCounters = {
     {"cache", {"bytes", "working_set_bytes", "threads", "bytes_per_second"}},
     {"roofline", {"flops", "bytes", "intensity", "k", "threads", "roof_fraction", "bytes_per_second"}},
     {"overhead", {"seconds_per_op", "items_per_second", "threads"}},
+    {"model", {"flops", "bytes", "tokens", "threads", "op/corr_gemm/seconds", "op/corr_gemm/share", "op/attn_softmax/flops"}},
 };
 
 TEST_F(SmokeRun, EveryCaseHasItsSuitesCountersAndNoError) {
@@ -98,7 +99,7 @@ TEST_F(SmokeRun, EveryCaseHasItsSuitesCountersAndNoError) {
     }
     if (suite == "roofline") roofline_rungs.insert(rung);
   }
-  EXPECT_EQ(suites, (std::set<std::string>{"gemm", "stream", "cache", "roofline", "overhead"}));
+  EXPECT_EQ(suites, (std::set<std::string>{"gemm", "stream", "cache", "roofline", "overhead", "model"}));
   for (const char* rung : {"boxed", "naive", "interchange", "autovec", "tiled", "parallel"})
     EXPECT_TRUE(gemm_rungs.count(rung)) << rung << " did not run";
   EXPECT_TRUE(roofline_rungs.count("boxed"));

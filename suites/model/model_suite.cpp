@@ -1,0 +1,179 @@
+#include "model_suite.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#ifdef LADDER_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+namespace ladder::model {
+namespace {
+
+#ifdef LADDER_HAVE_OPENBLAS
+// GEMMs through OpenBLAS (its OpenMP build), the rest on all cores.
+struct BlasGemm {
+  bool parallel = true;
+  void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+            std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) const {
+    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+                static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
+                static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
+  }
+};
+#endif
+
+template <class T, class Exec>
+std::function<void(const Inputs&, Output&, OpTimes&)> make(const Config& c, const Weights& w, Exec exec) {
+  auto forward = std::make_shared<Forward<T, Exec>>(c, w, exec);
+  return [forward](const Inputs& in, Output& out, OpTimes& times) { forward->run(in, out, times); };
+}
+
+double relative_l2(const std::vector<float>& got, const std::vector<float>& ref) {
+  if (got.size() != ref.size()) return INFINITY;
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (!std::isfinite(got[i])) return INFINITY;
+    diff += (static_cast<double>(got[i]) - ref[i]) * (static_cast<double>(got[i]) - ref[i]);
+    norm += static_cast<double>(ref[i]) * ref[i];
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+// The reference output of a configuration, computed once per run.
+const Output& reference_output(const Config& c) {
+  static std::mutex mutex;
+  static std::map<std::string, Output> cache;
+  std::lock_guard lock(mutex);
+  const std::string key = fmt::format("{}x{}x{}x{}x{}", c.height, c.width, c.channels, c.layers, c.heads);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    Output out;
+    OpTimes ignored;
+    Forward<double, LoopGemm>(c, make_weights(c), LoopGemm{true}).run(make_inputs(c), out, ignored);
+    it = cache.emplace(key, std::move(out)).first;
+  }
+  return it->second;
+}
+
+// Verified once per backend, on tiny and small, before any of its cases is timed.
+std::string verify(const Backend& b) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> verdicts;
+  std::lock_guard lock(mutex);
+  auto it = verdicts.find(b.name);
+  if (it != verdicts.end()) return it->second;
+  std::string verdict;
+  for (const char* name : {"tiny", "small"}) {
+    const Config c = *named_config(name);
+    Output out;
+    OpTimes ignored;
+    try {
+      b.prepare(c, make_weights(c))(make_inputs(c), out, ignored);
+    } catch (const std::exception& e) {
+      verdict = fmt::format("threw on {}: {}", name, e.what());
+      break;
+    }
+    const double error = output_error(out, reference_output(c));
+    if (!(error <= kTolerance)) {
+      verdict = fmt::format("relative L2 error {:.3g} on {} exceeds {:.0e}", error, name, kTolerance);
+      break;
+    }
+  }
+  return verdicts[b.name] = verdict;
+}
+
+}  // namespace
+
+double output_error(const Output& got, const Output& reference) {
+  return std::max(relative_l2(got.flow, reference.flow), relative_l2(got.head, reference.head));
+}
+
+const std::vector<Backend>& backends() {
+  static const std::vector<Backend> all = [] {
+    std::vector<Backend> b;
+    b.push_back({"reference", DType::f64, false, "plain loops in double: the oracle", [] { return std::string(); },
+                 [](const Config& c, const Weights& w) { return make<double>(c, w, LoopGemm{false}); }, 20});
+    b.push_back({"naive", DType::f32, false, "single-threaded scalar f32 loops", [] { return std::string(); },
+                 [](const Config& c, const Weights& w) { return make<float>(c, w, LoopGemm{false}); }, 1024});
+#ifdef LADDER_HAVE_OPENBLAS
+    b.push_back({"cpu", DType::f32, true, "f32: GEMMs through OpenBLAS, everything else OpenMP-parallel",
+                 [] { return std::string(); },
+                 [](const Config& c, const Weights& w) {
+                   openblas_set_num_threads(omp_get_max_threads());
+                   return make<float>(c, w, BlasGemm{});
+                 },
+                 0});
+#endif
+    return b;
+  }();
+  return all;
+}
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  for (const auto& b : backends()) names.push_back(b.name);
+  return names;
+}
+
+}  // namespace ladder::model
+
+namespace ladder {
+
+std::vector<BenchmarkCase> model_cases(const SuiteRequest& request) {
+  using namespace model;
+  std::vector<std::string> configs = request.profile == "smoke"   ? std::vector<std::string>{"tiny"}
+                                     : request.profile == "quick" ? std::vector<std::string>{"small", "medium"}
+                                                                  : config_names();
+  std::vector<BenchmarkCase> cases;
+  for (const Backend& b : backends()) {
+    if (!rung_requested(request, b.name) || !b.unavailable_reason().empty()) continue;
+    for (const auto& name : configs) {
+      const Config c = *named_config(name);
+      if (b.max_layers_tokens && c.tokens() > b.max_layers_tokens) continue;
+      BenchmarkCase bc;
+      bc.name = fmt::format("model/{}/{}/tokens:{}", b.name, dtype_name(b.dtype), c.tokens());
+      bc.memory_bytes = 4.0 * (static_cast<double>(c.heads) + 2) * c.tokens() * c.tokens() + 64.0 * c.tokens() * c.channels;
+      bc.body = [b, c](benchmark::State& state) {
+        if (auto verdict = verify(b); !verdict.empty()) {
+          state.SkipWithError(("verification failed: " + verdict).c_str());
+          return;
+        }
+        auto run = b.prepare(c, make_weights(c));
+        const Inputs inputs = make_inputs(c);
+        Output out;
+        OpTimes times;
+        for (auto _ : state) run(inputs, out, times);
+        // Per operation type: seconds per pass, share of the pass, and rates from its FLOPs and bytes.
+        const auto costs = op_costs(c);
+        double total_flops = 0, total_bytes = 0, timed = 0;
+        for (int i = 0; i < kOps; ++i) timed += times.seconds[i];
+        using benchmark::Counter;
+        for (int i = 0; i < kOps; ++i) {
+          const std::string op = op_name(static_cast<Op>(i));
+          const double seconds = times.seconds[i] / static_cast<double>(state.iterations());
+          state.counters["op/" + op + "/seconds"] = seconds;
+          state.counters["op/" + op + "/share"] = timed > 0 ? times.seconds[i] / timed : 0;
+          state.counters["op/" + op + "/flops"] = seconds > 0 ? costs[i].flops / seconds : 0;
+          state.counters["op/" + op + "/bytes_per_second"] = seconds > 0 ? costs[i].bytes / seconds : 0;
+          total_flops += costs[i].flops;
+          total_bytes += costs[i].bytes;
+        }
+        state.counters["flops"] = Counter(total_flops, Counter::kIsIterationInvariantRate);
+        state.counters["bytes"] = total_bytes;
+        state.counters["tokens"] = static_cast<double>(c.tokens());
+        state.counters["threads"] = b.all_cores ? omp_get_max_threads() : 1;
+        state.SetLabel(fmt::format("config {} ({}x{}, C={}, {} layers, {} heads)", c.name, c.height, c.width, c.channels,
+                                   c.layers, c.heads));
+      };
+      cases.push_back(std::move(bc));
+    }
+  }
+  return cases;
+}
+
+}  // namespace ladder

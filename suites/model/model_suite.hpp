@@ -1,0 +1,38 @@
+// The model suite: model/<backend>/<dtype>/tokens:<HW>, each backend verified against the double
+// reference on `tiny` and `small` before anything is timed, the time split by operation type.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "forward.hpp"
+#include "model.hpp"
+#include "suite.hpp"
+
+namespace ladder::model {
+
+struct Backend {
+  std::string name;  // "reference", "naive", "cpu"
+  DType dtype = DType::f32;
+  bool all_cores = false;
+  std::string summary;
+  std::function<std::string()> unavailable_reason = [] { return std::string(); };
+  // Builds the backend for a configuration; the returned function runs one forward pass.
+  std::function<std::function<void(const Inputs&, Output&, OpTimes&)>(const Config&, const Weights&)> prepare;
+  int max_layers_tokens = 0;  // 0: any size; else the largest HW it is run at (the slow ones)
+};
+
+const std::vector<Backend>& backends();
+
+// Relative L2 error of flow and head against the reference, the larger of the two.
+double output_error(const Output& got, const Output& reference);
+constexpr double kTolerance = 1e-4;  // f32 through softmax, LayerNorm and GELU against double
+
+std::vector<std::string> backend_names();
+
+}  // namespace ladder::model
+
+namespace ladder {
+std::vector<BenchmarkCase> model_cases(const SuiteRequest& request);
+}
