@@ -198,16 +198,25 @@ std::string format_model_ops(const std::vector<benchmark::BenchmarkReporter::Run
   for (const auto& [key, run] : representative_runs(runs)) {
     auto name = parse_case_name(key);
     if (!name || name->suite != "model" || run->error_occurred) continue;
-    out += fmt::format("  {} ({}), {:.3g} ms per pass\n", key, run->report_label,
+    out += fmt::format("  {} ({}), {:.3g} ms per pass\n", key, run->report_label.substr(0, run->report_label.find("; regimes")),
                        run->GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run->time_unit) * 1e3);
-    out += fmt::format("    {:<14} {:>10} {:>7} {:>10} {:>10}\n", "operation", "ms", "share", "GFLOP/s", "GB/s");
+    out += fmt::format("    {:<14} {:>10} {:>7} {:>10} {:>10} {:>9}  {}\n", "operation", "ms", "share", "GFLOP/s", "GB/s",
+                       "% of roof", "bound by");
+    const std::string& label = run->report_label;
+    auto regime_of = [&](const std::string& op) {
+      auto at = label.find(op + "=");
+      if (at == std::string::npos) return std::string();
+      auto end = label.find(',', at);
+      return label.substr(at + op.size() + 1, end == std::string::npos ? std::string::npos : end - at - op.size() - 1);
+    };
     for (const auto& [counter, value] : run->counters) {
       if (counter.rfind("op/", 0) != 0 || counter.size() < 8 || counter.compare(counter.size() - 8, 8, "/seconds") != 0) continue;
       const std::string op = counter.substr(3, counter.size() - 11);
-      out += fmt::format("    {:<14} {:>10.3f} {:>6.1f}% {:>10.2f} {:>10.2f}\n", op, static_cast<double>(value) * 1e3,
+      out += fmt::format("    {:<14} {:>10.3f} {:>6.1f}% {:>10.2f} {:>10.2f} {:>8.1f}%  {}\n", op, static_cast<double>(value) * 1e3,
                          100 * ::ladder::counter(*run, ("op/" + op + "/share").c_str()),
                          ::ladder::counter(*run, ("op/" + op + "/flops").c_str()) / 1e9,
-                         ::ladder::counter(*run, ("op/" + op + "/bytes_per_second").c_str()) / 1e9);
+                         ::ladder::counter(*run, ("op/" + op + "/bytes_per_second").c_str()) / 1e9,
+                         100 * ::ladder::counter(*run, ("op/" + op + "/roof_fraction").c_str()), regime_of(op));
     }
   }
   return out;

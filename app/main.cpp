@@ -51,6 +51,8 @@ Options:
                     With a GPU, stream, roofline and overhead also run their device kernels.
   --rungs LIST      rungs (or kernels) to run, comma-separated (default: all available; see --list)
   --sizes LIST      GEMM sizes n, comma-separated positive integers (replaces the profile's)
+  --model H,W,C,L,N the model suite at this configuration (L layers, N heads) instead of the
+                    profile's named ones (tiny, small, medium, large)
   --profile NAME    quick: every rung at n=1024 and 2048, once (under a minute here);
                     full (the default): n=64..4096, each case 3 times (medians in the table);
                     smoke: every case at tiny sizes, for tests (its figures mean nothing)
@@ -86,6 +88,7 @@ struct Options {
   bool list = false;
   bool print_machine_id = false;
   std::optional<std::string> filter;
+  std::optional<std::string> model_config;
   std::optional<std::string> out_path;
   bool user_min_time = false;
   bool user_repetitions = false;
@@ -177,6 +180,10 @@ Options parse_options(int argc, char** argv) {
       std::vector<std::int64_t> sizes;
       for (auto& s : split_list(take_value())) sizes.push_back(parse_size(s));
       o.sizes = sizes;
+    } else if (name == "--model") {
+      o.model_config = take_value();
+      std::string error;
+      if (!model::parse_config(*o.model_config, error)) usage_error(error);
     } else if (name == "--profile") {
       o.profile = take_value();
       if (o.profile != "quick" && o.profile != "full" && o.profile != "smoke")
@@ -254,6 +261,7 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
   for (const auto& [key, value] : build_context()) AddCustomContext(key, value);
   for (const auto& [key, value] : registry().context) AddCustomContext(key, value());
   for (const auto& [key, value] : ceilings_context(ceilings)) AddCustomContext(key, value);
+  for (const auto& [key, value] : model_memory_context()) AddCustomContext(key, value);
   // The ladder's own description, so that report tools read it from the results, not a list.
   for (const auto& rung : registry().gemm) AddCustomContext("rung/" + rung.name, rung.mechanism + ": " + rung.summary);
 }
@@ -281,6 +289,7 @@ int main(int argc, char** argv) {
   request.sizes = opt.sizes;
   request.rungs = opt.rungs;
   request.uncapped = opt.uncapped;
+  request.model_config = opt.model_config;
   request.ceilings = &ceilings;
   auto selected = [&](const char* suite) { return opt.suites.empty() || opt.suites.count(suite); };
   std::vector<BenchmarkCase> cases;
@@ -364,7 +373,7 @@ int main(int argc, char** argv) {
   if (auto ratios = format_ratios(reporter.runs()); !ratios.empty())
     std::fputs(fmt::format("\nHead to head, same run:\n{}", ratios).c_str(), stdout);
   if (auto ops = format_model_ops(reporter.runs()); !ops.empty())
-    std::fputs(fmt::format("\nThe model, by operation:\n{}", ops).c_str(), stdout);
+    std::fputs(fmt::format("\nThe model, by operation:\n{}{}", ops, model_memory_table()).c_str(), stdout);
   if (auto roofs = format_roofline_summary(reporter.runs(), ceilings); !roofs.empty())
     std::fputs(fmt::format("\nThe roofline sweep against the ceilings:\n{}", roofs).c_str(), stdout);
   std::fputs(("\n" + format_ceilings(ceilings)).c_str(), stdout);

@@ -31,6 +31,7 @@ struct SuiteRequest {
   std::optional<std::vector<std::int64_t>> sizes;  // --sizes: replaces the profile's
   std::vector<std::string> rungs;                  // --rungs: empty means all available
   bool uncapped = false;                           // --no-cap
+  std::optional<std::string> model_config;         // --model H,W,C,layers,heads
   const Ceilings* ceilings = nullptr;              // measured before the cases run
 };
 

@@ -77,6 +77,30 @@ TEST(Model, FlopAndByteCountsMatchAHandCount) {
   EXPECT_GT(total, at(Op::corr_gemm).flops);
 }
 
+TEST(Model, FootprintGrowsAsTheSquareOfThePixelsAndSetsTheOutOfMemoryPoint) {
+  const Config a{"a", 32, 32, 64, 1, 4}, b{"b", 64, 64, 64, 1, 4};
+  // Four times the pixels: the L x L terms, which dominate, grow sixteenfold.
+  EXPECT_GT(footprint_bytes(b) / footprint_bytes(a), 14.0);
+  EXPECT_EQ(footprint_bytes(a, 8), 2 * footprint_bytes(a, 4));
+  const int side = first_resolution_over(16e9, 256, 4, 8);
+  EXPECT_GT(footprint_bytes(Config{"", side, side, 256, 4, 8}), 16e9);
+  EXPECT_LE(footprint_bytes(Config{"", side - 8, side - 8, 256, 4, 8}), 16e9);
+  EXPECT_LT(first_resolution_over(16e9, 256, 4, 8), first_resolution_over(80e9, 256, 4, 8));
+}
+
+TEST(Model, CommandLineConfigurationsAreParsedAndChecked) {
+  std::string error;
+  auto c = parse_config("6,5,16,1,2", error);
+  ASSERT_TRUE(c.has_value()) << error;
+  EXPECT_EQ(c->tokens(), 30);
+  EXPECT_EQ(c->head_dim(), 8);
+  EXPECT_FALSE(parse_config("6,5,16,1", error).has_value());
+  EXPECT_NE(error.find("five"), std::string::npos) << error;
+  EXPECT_FALSE(parse_config("6,5,x,1,2", error).has_value());
+  EXPECT_FALSE(parse_config("6,5,10,1,3", error).has_value());
+  EXPECT_EQ(error, "C must be a multiple of heads");
+}
+
 TEST(Model, ConfigurationsAreValidatedAndNamed) {
   EXPECT_EQ(validate(Config{"x", 4, 4, 10, 1, 3}), "C must be a multiple of heads");
   EXPECT_EQ(validate(Config{"x", 0, 4, 8, 1, 2}), "H, W, C and heads must be positive, layers not negative");

@@ -52,6 +52,14 @@ std::vector<OpCost> op_costs(const Config& c) {
     cost[static_cast<int>(op)].flops += flops;
     cost[static_cast<int>(op)].bytes += bytes;
   };
+  auto calls = [&](Op op, double n) { cost[static_cast<int>(op)].calls = n; };
+  for (Op op : {Op::corr_gemm, Op::corr_softmax, Op::soft_argmax, Op::head_gemm}) calls(op, 1);
+  for (Op op : {Op::qkv_gemm, Op::attn_softmax, Op::out_gemm, Op::gelu}) calls(op, layers);
+  calls(Op::layernorm, 2 * layers);
+  calls(Op::mlp_gemm, 2 * layers);
+  calls(Op::attn_scores, layers * H);
+  calls(Op::attn_values, layers * H);
+  calls(Op::residual, 2 * layers + 1);
   add(Op::corr_gemm, 2 * L * L * C, f * (2 * L * C + L * L));
   add(Op::corr_softmax, 5 * L * L, f * 2 * L * L);           // max, subtract, exp, sum, divide
   add(Op::soft_argmax, 4 * L * L + 2 * L, f * (L * L + 2 * L));  // two multiply-adds per pair
@@ -66,6 +74,42 @@ std::vector<OpCost> op_costs(const Config& c) {
   add(Op::residual, layers * 2 * L * C, layers * f * 2 * 3 * L * C);
   add(Op::head_gemm, 2 * L * C * kHeadOutputs, f * (L * C + C * kHeadOutputs + kHeadOutputs + L * kHeadOutputs));
   return cost;
+}
+
+double footprint_bytes(const Config& c, int element) {
+  const double L = static_cast<double>(c.tokens()), C = c.channels;
+  const double volumes = L * L * (1 + c.heads);                 // correlation + attention scores
+  const double tokens = L * C * (2 + 2 + 3 + 1 + 1 + 4);        // f1, f2, x, h, qkv, attn, tmp, mlp
+  const double weights = c.layers * (12.0 * C * C + 13 * C) + 2 * C + 2;
+  return element * (volumes + tokens + weights + 4 * L);        // + flow and head outputs
+}
+
+int first_resolution_over(double bytes, int channels, int layers, int heads, int element) {
+  for (int side = 8;; side += 8)
+    if (footprint_bytes(Config{"sweep", side, side, channels, layers, heads}, element) > bytes) return side;
+}
+
+std::optional<Config> parse_config(const std::string& text, std::string& error) {
+  Config c;
+  c.name = "custom";
+  int* fields[] = {&c.height, &c.width, &c.channels, &c.layers, &c.heads};
+  std::size_t start = 0;
+  for (int i = 0; i < 5; ++i) {
+    const std::size_t comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos) {
+      error = "--model needs H,W,C,layers,heads as five non-negative integers, got '" + text + "'";
+      return std::nullopt;
+    }
+    *fields[i] = std::stoi(part);
+    if ((comma == std::string::npos) != (i == 4)) {
+      error = "--model needs exactly five numbers: H,W,C,layers,heads, got '" + text + "'";
+      return std::nullopt;
+    }
+    start = comma + 1;
+  }
+  if (error = validate(c); !error.empty()) return std::nullopt;
+  return c;
 }
 
 Weights make_weights(const Config& c, std::uint64_t seed) {

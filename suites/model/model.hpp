@@ -35,9 +35,21 @@ const char* op_name(Op op);
 struct OpCost {
   double flops = 0;  // exp, tanh and division count one FLOP each
   double bytes = 0;  // compulsory f32 traffic: inputs read once, outputs written once
+  double calls = 0;  // how many times the pass runs it (each pays a call's fixed cost)
 };
 // The whole forward pass's cost per operation type (summed over layers and heads).
 std::vector<OpCost> op_costs(const Config& c);
+
+// Bytes the forward pass holds at its peak with `element` bytes per number: the correlation
+// volume (L x L), the attention scores (heads x L x L) and the token buffers; the weights and
+// inputs besides. The O((HW)^2) terms are what runs a device out of memory.
+double footprint_bytes(const Config& c, int element = 4);
+
+// The smallest square resolution H = W (in steps of 8) whose footprint exceeds `bytes`.
+int first_resolution_over(double bytes, int channels, int layers, int heads, int element = 4);
+
+// "H,W,C,layers,heads" from the command line; an error message instead where it is not valid.
+std::optional<Config> parse_config(const std::string& text, std::string& error);
 
 // Inputs f1, f2 as (C, H, W) row-major, and the weights, all deterministic from the seed.
 struct Weights {

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <map>
+
+#include "ceilings.hpp"
 #include <mutex>
 
 #ifdef LADDER_HAVE_OPENBLAS
@@ -124,21 +126,52 @@ std::vector<std::string> backend_names() {
 
 namespace ladder {
 
+std::string model_memory_table() {
+  using namespace model;
+  const Config large = *named_config("large");
+  std::string out = fmt::format("  f32 footprint at C={}, {} layers, {} heads (the volume and the scores grow as (HW)^2):",
+                                large.channels, large.layers, large.heads);
+  for (int side : {16, 32, 64, 128, 256})
+    out += fmt::format(" {}x{} {:.3g} GB;", side, side, footprint_bytes(Config{"", side, side, large.channels, large.layers, large.heads}) / 1e9);
+  out += "\n  a device runs out of memory at H = W =";
+  for (double gb : {16.0, 40.0, 80.0})
+    out += fmt::format(" {} ({:.0f} GB);", first_resolution_over(gb * 1e9, large.channels, large.layers, large.heads), gb);
+  return out + "\n";
+}
+
+std::vector<std::pair<std::string, std::string>> model_memory_context() {
+  using namespace model;
+  const Config large = *named_config("large");
+  std::vector<std::pair<std::string, std::string>> ctx;
+  for (double gb : {16.0, 40.0, 80.0})
+    ctx.emplace_back(fmt::format("model_out_of_memory_side_{:.0f}GB", gb),
+                     fmt::format("{} (C={}, {} layers, {} heads, f32)", first_resolution_over(gb * 1e9, large.channels, large.layers, large.heads),
+                                 large.channels, large.layers, large.heads));
+  return ctx;
+}
+
 std::vector<BenchmarkCase> model_cases(const SuiteRequest& request) {
   using namespace model;
-  std::vector<std::string> configs = request.profile == "smoke"   ? std::vector<std::string>{"tiny"}
-                                     : request.profile == "quick" ? std::vector<std::string>{"small", "medium"}
-                                                                  : config_names();
+  std::vector<Config> configs;
+  if (request.model_config) {
+    std::string error;
+    configs.push_back(*parse_config(*request.model_config, error));  // checked by the command line
+  } else {
+    for (const auto& name : request.profile == "smoke"   ? std::vector<std::string>{"tiny"}
+                            : request.profile == "quick" ? std::vector<std::string>{"small", "medium"}
+                                                         : config_names())
+      configs.push_back(*named_config(name));
+  }
   std::vector<BenchmarkCase> cases;
   for (const Backend& b : backends()) {
     if (!rung_requested(request, b.name) || !b.unavailable_reason().empty()) continue;
-    for (const auto& name : configs) {
-      const Config c = *named_config(name);
-      if (b.max_layers_tokens && c.tokens() > b.max_layers_tokens) continue;
+    for (const Config& c : configs) {
+      if (b.max_layers_tokens && c.tokens() > b.max_layers_tokens && !request.model_config) continue;
       BenchmarkCase bc;
       bc.name = fmt::format("model/{}/{}/tokens:{}", b.name, dtype_name(b.dtype), c.tokens());
-      bc.memory_bytes = 4.0 * (static_cast<double>(c.heads) + 2) * c.tokens() * c.tokens() + 64.0 * c.tokens() * c.channels;
-      bc.body = [b, c](benchmark::State& state) {
+      bc.memory_bytes = footprint_bytes(c, b.dtype == DType::f64 ? 8 : 4);
+      const Ceilings* ceilings = request.ceilings;
+      bc.body = [b, c, ceilings](benchmark::State& state) {
         if (auto verdict = verify(b); !verdict.empty()) {
           state.SkipWithError(("verification failed: " + verdict).c_str());
           return;
@@ -163,12 +196,26 @@ std::vector<BenchmarkCase> model_cases(const SuiteRequest& request) {
           total_flops += costs[i].flops;
           total_bytes += costs[i].bytes;
         }
+        // Which roof bounds each operation on this machine, and how close it comes to it.
+        std::string regimes;
+        if (ceilings) {
+          const int threads = b.all_cores ? ceilings->threads : 1;
+          const double call = b.all_cores ? ceilings->fork_join_seconds : ceilings->call_seconds;
+          for (int i = 0; i < kOps; ++i) {
+            const double bandwidth = ceilings->bandwidth(costs[i].bytes / costs[i].calls / threads, threads);
+            Regime r = classify(costs[i].flops, ceilings->peak(DType::f32, threads), costs[i].bytes, bandwidth, call * costs[i].calls);
+            const double seconds = times.seconds[i] / static_cast<double>(state.iterations());
+            state.counters["op/" + std::string(op_name(static_cast<Op>(i))) + "/roof_fraction"] = seconds > 0 ? r.bound_seconds() / seconds : 0;
+            regimes += fmt::format("{}{}={}", regimes.empty() ? "" : ",", op_name(static_cast<Op>(i)), r.name);
+          }
+        }
         state.counters["flops"] = Counter(total_flops, Counter::kIsIterationInvariantRate);
         state.counters["bytes"] = total_bytes;
         state.counters["tokens"] = static_cast<double>(c.tokens());
+        state.counters["memory_bytes"] = footprint_bytes(c, b.dtype == DType::f64 ? 8 : 4);
         state.counters["threads"] = b.all_cores ? omp_get_max_threads() : 1;
-        state.SetLabel(fmt::format("config {} ({}x{}, C={}, {} layers, {} heads)", c.name, c.height, c.width, c.channels,
-                                   c.layers, c.heads));
+        state.SetLabel(fmt::format("config {} ({}x{}, C={}, {} layers, {} heads); regimes: {}", c.name, c.height, c.width,
+                                   c.channels, c.layers, c.heads, regimes));
       };
       cases.push_back(std::move(bc));
     }

@@ -35,4 +35,8 @@ std::vector<std::string> backend_names();
 
 namespace ladder {
 std::vector<BenchmarkCase> model_cases(const SuiteRequest& request);
+// The footprint's O((HW)^2) growth, and the resolution at which a 16, 40 and 80 GB device runs
+// out: as printed lines, and as context entries.
+std::string model_memory_table();
+std::vector<std::pair<std::string, std::string>> model_memory_context();
 }
