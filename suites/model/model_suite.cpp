@@ -12,6 +12,11 @@
 #ifdef LADDER_HAVE_OPENBLAS
 #include <cblas.h>
 #endif
+#ifdef LADDER_HAVE_ONEDNN
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <tuple>
+#endif
 
 namespace ladder::model {
 namespace {
@@ -25,6 +30,51 @@ struct BlasGemm {
     cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
                 static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
                 static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
+  }
+};
+#endif
+
+#ifdef LADDER_HAVE_ONEDNN
+// GEMMs with bf16 inputs and f32 accumulation through oneDNN (AMX where the CPU has it): each
+// operand is rounded to bf16 as it is packed (the conversion is part of the operation's time),
+// one matmul primitive per shape, made once and reused.
+struct OnednnBf16Gemm {
+  struct State {
+    dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+    dnnl::stream stream{engine};
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, dnnl::matmul> primitives;
+    std::vector<bf16> a, b;
+    std::vector<float> c;
+  };
+  bool parallel = true;
+  std::shared_ptr<State> state = std::make_shared<State>();
+
+  void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+            std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) const {
+    State& s = *state;
+    s.a.resize(m * k);
+    s.b.resize(k * n);
+    s.c.resize(m * n);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t p = 0; p < k; ++p) s.a[i * k + p] = to_bf16(trans_a ? a[p * lda + i] : a[i * lda + p]);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t p = 0; p < k; ++p)
+      for (std::int64_t j = 0; j < n; ++j) s.b[p * n + j] = to_bf16(trans_b ? b[j * ldb + p] : b[p * ldb + j]);
+    using tag = dnnl::memory::format_tag;
+    using dt = dnnl::memory::data_type;
+    dnnl::memory::desc a_md({m, k}, dt::bf16, tag::ab), b_md({k, n}, dt::bf16, tag::ab), c_md({m, n}, dt::f32, tag::ab);
+    auto key = std::make_tuple(m, n, k);
+    auto it = s.primitives.find(key);
+    if (it == s.primitives.end())
+      it = s.primitives.emplace(key, dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md), s.engine))).first;
+    it->second.execute(s.stream, {{DNNL_ARG_SRC, dnnl::memory(a_md, s.engine, s.a.data())},
+                                  {DNNL_ARG_WEIGHTS, dnnl::memory(b_md, s.engine, s.b.data())},
+                                  {DNNL_ARG_DST, dnnl::memory(c_md, s.engine, s.c.data())}});
+    s.stream.wait();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) c[i * ldc + j] = alpha * s.c[i * n + j] + (beta == 0 ? 0 : beta * c[i * ldc + j]);
   }
 };
 #endif
@@ -81,8 +131,8 @@ std::string verify(const Backend& b) {
       break;
     }
     const double error = output_error(out, reference_output(c));
-    if (!(error <= kTolerance)) {
-      verdict = fmt::format("relative L2 error {:.3g} on {} exceeds {:.0e}", error, name, kTolerance);
+    if (!(error <= tolerance(b.dtype))) {
+      verdict = fmt::format("relative L2 error {:.3g} on {} exceeds {:.0e}", error, name, tolerance(b.dtype));
       break;
     }
   }
@@ -90,6 +140,8 @@ std::string verify(const Backend& b) {
 }
 
 }  // namespace
+
+double tolerance(DType dtype) { return dtype == DType::bf16 ? kToleranceBf16 : kTolerance; }
 
 double output_error(const Output& got, const Output& reference) {
   return std::max(relative_l2(got.flow, reference.flow), relative_l2(got.head, reference.head));
@@ -110,6 +162,11 @@ const std::vector<Backend>& backends() {
                    return make<float>(c, w, BlasGemm{});
                  },
                  0});
+#endif
+#ifdef LADDER_HAVE_ONEDNN
+    b.push_back({"cpu-bf16", DType::bf16, true, "GEMMs in bf16 through oneDNN (AMX where present), the rest in f32",
+                 [] { return std::string(); },
+                 [](const Config& c, const Weights& w) { return make<float>(c, w, OnednnBf16Gemm{}); }, 0});
 #endif
     return b;
   }();
@@ -203,7 +260,12 @@ std::vector<BenchmarkCase> model_cases(const SuiteRequest& request) {
           const double call = b.all_cores ? ceilings->fork_join_seconds : ceilings->call_seconds;
           for (int i = 0; i < kOps; ++i) {
             const double bandwidth = ceilings->bandwidth(costs[i].bytes / costs[i].calls / threads, threads);
-            Regime r = classify(costs[i].flops, ceilings->peak(DType::f32, threads), costs[i].bytes, bandwidth, call * costs[i].calls);
+            // GEMMs run in the backend's number format; everything else in f32.
+            const Op op = static_cast<Op>(i);
+            const bool matrix = op == Op::corr_gemm || op == Op::qkv_gemm || op == Op::attn_scores || op == Op::attn_values ||
+                                op == Op::out_gemm || op == Op::mlp_gemm || op == Op::head_gemm;
+            const DType unit = matrix && b.dtype == DType::bf16 ? DType::bf16 : DType::f32;
+            Regime r = classify(costs[i].flops, ceilings->peak(unit, threads), costs[i].bytes, bandwidth, call * costs[i].calls);
             const double seconds = times.seconds[i] / static_cast<double>(state.iterations());
             state.counters["op/" + std::string(op_name(static_cast<Op>(i))) + "/roof_fraction"] = seconds > 0 ? r.bound_seconds() / seconds : 0;
             regimes += fmt::format("{}{}={}", regimes.empty() ? "" : ",", op_name(static_cast<Op>(i)), r.name);
