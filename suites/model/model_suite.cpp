@@ -250,6 +250,9 @@ std::vector<BenchmarkCase> model_cases(const SuiteRequest& request) {
           state.counters["op/" + op + "/share"] = timed > 0 ? times.seconds[i] / timed : 0;
           state.counters["op/" + op + "/flops"] = seconds > 0 ? costs[i].flops / seconds : 0;
           state.counters["op/" + op + "/bytes_per_second"] = seconds > 0 ? costs[i].bytes / seconds : 0;
+          // The counts themselves, so that report tools read them from here instead of redefining them.
+          state.counters["op/" + op + "/flop_count"] = costs[i].flops;
+          state.counters["op/" + op + "/byte_count"] = costs[i].bytes;
           total_flops += costs[i].flops;
           total_bytes += costs[i].bytes;
         }
