@@ -54,7 +54,8 @@ Options:
   --model H,W,C,L,N the model suite at this configuration (L layers, N heads) instead of the
                     profile's named ones (tiny, small, medium, large)
   --profile NAME    quick: every rung at n=1024 and 2048, once (under a minute here);
-                    full (the default): n=64..4096, each case 3 times (medians in the table);
+                    full (the default): n=64..4096, each case 3 times in random order across
+                    cases (medians in the table);
                     smoke: every case at tiny sizes, for tests (its figures mean nothing)
   --no-cap          also run slow rungs (python, boxed, naive, interchange) above their size cap
   --list            list every rung with "available" or "unavailable: <reason>", then exit
@@ -344,8 +345,12 @@ int main(int argc, char** argv) {
 
   // The profile's time per case, as the flag (a per-case MinTime would rename every case).
   if (!opt.user_min_time) opt.benchmark_args.push_back(opt.profile == "quick" ? "--benchmark_min_time=0.2" : "--benchmark_min_time=0.5");
-  // Shared machines are noisy: the full profile repeats each case and the table uses medians.
-  if (!opt.user_repetitions && opt.profile == "full" && !opt.sizes) opt.benchmark_args.push_back("--benchmark_repetitions=3");
+  // Shared machines are noisy: the full profile repeats each case, in random order across cases
+  // (so that a noisy spell hits both sides of a ratio alike), and the tables use medians.
+  if (!opt.user_repetitions && opt.profile == "full" && !opt.sizes) {
+    opt.benchmark_args.push_back("--benchmark_repetitions=3");
+    opt.benchmark_args.push_back("--benchmark_enable_random_interleaving=true");
+  }
   std::vector<char*> bench_argv;
   for (auto& a : opt.benchmark_args) bench_argv.push_back(a.data());
   int bench_argc = static_cast<int>(bench_argv.size());

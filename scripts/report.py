@@ -121,9 +121,16 @@ def load_result_file(path):
             "label": str(b.get("label", "")),
         }
         for counter in ("flops", "bytes_per_second", "peak_fraction", "roof_fraction", "intensity", "seconds_per_op",
-                        "threads", "bytes"):
+                        "threads", "bytes", "memory_bytes"):
             if isinstance(b.get(counter), (int, float)):
                 case[counter] = float(b[counter])
+        ops = {}
+        for counter, value in b.items():
+            if counter.startswith("op/") and isinstance(value, (int, float)):
+                _, op, what = counter.split("/", 2)
+                ops.setdefault(op, {})[what] = float(value)
+        if ops:
+            case["ops"] = ops
         regime = re.search(r"(compute|memory|overhead)-bound", case["label"])
         case["regime"] = regime.group(1) if regime else None
         if key not in m.cases:
@@ -479,6 +486,30 @@ def make_figures(measured, specs):
         fig.tight_layout()
         figures.append((f"The roofline of {m.id}", f"roofline-{m.id}", fig))
 
+    # The model's time by operation, per backend, at the largest configuration each ran.
+    for m in measured:
+        runs = {}
+        for c in m.cases.values():
+            if c["suite"] == "model" and c.get("ops") and c["size"] >= runs.get(c["rung"], {"size": 0})["size"]:
+                runs[c["rung"]] = c
+        if not runs:
+            continue
+        fig, ax = plt.subplots(figsize=(10, 1.2 + 0.6 * len(runs)))
+        ops = sorted({op for c in runs.values() for op in c["ops"]})
+        colours = plt.cm.tab20.colors
+        for row, (rung, c) in enumerate(sorted(runs.items())):
+            left = 0.0
+            for i, op in enumerate(ops):
+                share = c["ops"].get(op, {}).get("share", 0) * 100
+                ax.barh(row, share, left=left, color=colours[i % len(colours)], label=op if row == 0 else None)
+                left += share
+        ax.set_yticks(range(len(runs)), [f"{r} (tokens {c['size']})" for r, c in sorted(runs.items())])
+        ax.set_xlabel("% of the forward pass")
+        ax.set_title(f"The model on {m.id}: where the time goes, by operation")
+        ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.35))
+        fig.tight_layout()
+        figures.append((f"The model on {m.id}, by operation", f"model-{m.id}", fig))
+
     # Across machines: the best GEMM rate per dtype, measured and predicted.
     labels, values, colours = [], [], []
     floors = {kind: overhead_floor(measured, kind) for kind in ("cpu", "gpu")}
@@ -569,6 +600,56 @@ def explain(a, b, m, n, k, dtype, gap):
     return "\n".join(lines)
 
 
+GEMM_OPS = ("corr_gemm", "qkv_gemm", "attn_scores", "attn_values", "out_gemm", "mlp_gemm", "head_gemm")
+
+
+def model_ops(measured, config):
+    """{op: {"flop_count", "byte_count", ...}} and the footprint of a model configuration, from any
+    result file that ran it (the counts are defined once, in ladderbench)."""
+    for m in measured:
+        for c in m.cases.values():
+            if c["suite"] == "model" and c.get("ops") and f"config {config} (" in c["label"]:
+                return c["ops"], c.get("memory_bytes"), c["label"].split(";")[0]
+    return None, None, None
+
+
+def explain_model(a, b, ops, footprint, description, gap):
+    """Each operation of the model on both machines' rooflines, in f32, and with TF32 GEMMs on b."""
+    lines = [f"The model, {description}, in f32: each operation's lower bound on each machine", "",
+             f"{'operation':<14} {a.id:>18} {b.id:>18}   ratio  bound on {b.id}"]
+    totals = {a.id: 0.0, b.id: 0.0, "tf32": 0.0}
+    for op, cost in sorted(ops.items(), key=lambda kv: -kv[1].get("flop_count", 0)):
+        flops, bytes_ = cost.get("flop_count", 0), cost.get("byte_count", 0)
+        bound = {}
+        for mach in (a, b):
+            t = gemm_bound(flops, bytes_, mach.peak("f32", "vector") or mach.peak("f32"), mach.bandwidth(), 0)
+            bound[mach.id] = t
+            totals[mach.id] += t
+        tf32 = b.peak("tf32") if op in GEMM_OPS else None
+        totals["tf32"] += gemm_bound(flops, bytes_, tf32, b.bandwidth(), 0) if tf32 else bound[b.id]
+        which = "compute" if flops / (b.peak("f32", "vector") or b.peak("f32")) >= bytes_ / b.bandwidth() else "memory"
+        lines.append(f"{op:<14} {bound[a.id] * 1e3:>15.3f} ms {bound[b.id] * 1e3:>15.3f} ms {bound[a.id] / bound[b.id]:>7.2f}  {which}")
+    hardware = totals[a.id] / totals[b.id]
+    lines += ["", f"{'whole pass':<14} {totals[a.id] * 1e3:>15.3f} ms {totals[b.id] * 1e3:>15.3f} ms {hardware:>7.2f}"]
+    for mach in (a, b):
+        cap = mach.capacity()
+        if footprint and cap:
+            lines.append(f"memory on {mach.id}: needs {footprint / 1e9:.3g} GB of {cap / 1e9:.0f} GB"
+                         + ("" if footprint <= cap else "  -- does NOT fit"))
+    lines.append("")
+    lines.append(f"The hardware gives {b.id} {hardware:.3g}x in f32 (FMA units and memory bandwidth).")
+    if totals["tf32"] < totals[b.id] * 0.99:
+        lines.append(f"With its GEMMs as TF32 on the tensor cores (what frameworks may do to f32 on Ampere and later "
+                     f"unless told not to), {totals[a.id] / totals['tf32']:.3g}x.")
+    best = max(hardware, totals[a.id] / totals["tf32"])
+    if gap:
+        lines.append(f"A measured gap of {gap:g}x leaves {gap / best:.3g}x that the hardware cannot explain: not compute, not "
+                     "bandwidth, not capacity. Look for the software: a slow kernel chosen on one device, host "
+                     "transfers or synchronisation in the loop, clocks throttled under a power cap, or work falling back "
+                     "to the CPU.")
+    return "\n".join(lines)
+
+
 # --- commands -------------------------------------------------------------------------------------
 
 
@@ -614,6 +695,13 @@ def cmd_explain(args):
         if ident not in machines:
             warn(f"unknown machine '{ident}' (known: {', '.join(sorted(machines))})")
             return 2
+    if args.model:
+        ops, footprint, description = model_ops(measured, args.model)
+        if not ops:
+            warn(f"no result file holds the model at configuration '{args.model}' (run ladderbench --suite model)")
+            return 2
+        print(explain_model(machines[args.a], machines[args.b], ops, footprint, description, args.gap))
+        return 0
     print(explain(machines[args.a], machines[args.b], args.m, args.n or args.m, args.k or args.m, args.dtype, args.gap))
     return 0
 
@@ -656,6 +744,8 @@ def main(argv=None):
     p.add_argument("--k", type=int, help="GEMM depth (default: m)")
     p.add_argument("--dtype", default="f32", choices=sorted(INPUT_BYTES), help="number format (default f32)")
     p.add_argument("--gap", type=float, help="the speed gap measured in practice, e.g. 170")
+    p.add_argument("--model", metavar="CONFIG", help="the model at a configuration a result file ran (tiny, small, "
+                   "medium, large, custom) instead of a GEMM")
     p.add_argument("paths", nargs="*", default=[], help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_explain)
 

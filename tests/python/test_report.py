@@ -72,6 +72,19 @@ def test_explain_t4_against_a100_in_f32(capsys):
     assert "leaves 8.83x that the hardware cannot explain" in out
 
 
+def test_explain_puts_each_model_operation_on_both_rooflines(capsys):
+    doc = json.loads(RESULT.read_text())
+    if not any(b["run_name"].startswith("model/") for b in doc["benchmarks"]):
+        pytest.skip("the newest result file has no model cases")
+    code, out, err = run(["explain", "nvidia-t4", "nvidia-a100-40gb", "--model", "medium", "--gap", "170"], capsys)
+    assert code == 0, err
+    for op in ("corr_gemm", "attn_softmax", "mlp_gemm", "whole pass"):
+        assert op in out
+    assert "TF32" in out and "that the hardware cannot explain" in out
+    code, _, err = run(["explain", "nvidia-t4", "nvidia-a100-40gb", "--model", "enormous"], capsys)
+    assert code == 2 and "no result file holds the model at configuration 'enormous'" in err
+
+
 def test_explain_refuses_an_unknown_machine(capsys):
     code, _, err = run(["explain", "nvidia-t4", "cray-1"], capsys)
     assert code == 2 and "unknown machine 'cray-1'" in err
@@ -95,7 +108,10 @@ def test_ladder_report_has_every_rung_with_its_factors(tmp_path, capsys):
 def test_plot_writes_png_and_svg(tmp_path, capsys):
     code, _, err = run(["plot", str(RESULT.parent), str(ROOT / "results" / "specs"), "--out", str(tmp_path)], capsys)
     assert code == 0, err
-    for stem in (f"ladder-{RESULT.parent.name}", f"roofline-{RESULT.parent.name}", "machines"):
+    stems = [f"ladder-{RESULT.parent.name}", f"roofline-{RESULT.parent.name}", "machines"]
+    if any(b["run_name"].startswith("model/") for b in json.loads(RESULT.read_text())["benchmarks"]):
+        stems.append(f"model-{RESULT.parent.name}")
+    for stem in stems:
         assert (tmp_path / f"{stem}.png").stat().st_size > 1000
         assert (tmp_path / f"{stem}.svg").read_text().startswith("<?xml")
 
