@@ -264,7 +264,12 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
   for (const auto& [key, value] : ceilings_context(ceilings)) AddCustomContext(key, value);
   for (const auto& [key, value] : model_memory_context()) AddCustomContext(key, value);
   // The ladder's own description, so that report tools read it from the results, not a list.
-  for (const auto& rung : registry().gemm) AddCustomContext("rung/" + rung.name, rung.mechanism + ": " + rung.summary);
+  std::string order;  // context keys come out sorted by name: the ladder's order needs its own entry
+  for (const auto& rung : registry().gemm) {
+    AddCustomContext("rung/" + rung.name, rung.mechanism + ": " + rung.summary);
+    order += (order.empty() ? "" : ",") + rung.name;
+  }
+  AddCustomContext("ladder_order", order);
 }
 
 }  // namespace

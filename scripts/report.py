@@ -136,6 +136,12 @@ def load_result_file(path):
         if key not in m.cases:
             m.order.append(key)
         m.cases[key] = case
+    # The program may interleave cases at random; the ladder's order is the registry's, which the
+    # context states as ladder_order (files without it keep the order they were written in).
+    rung_rank = {name: i for i, name in enumerate(str(context.get("ladder_order", "")).split(",")) if name}
+    if rung_rank:
+        m.order.sort(key=lambda key: (m.cases[key]["suite"], rung_rank.get(m.cases[key]["rung"], len(rung_rank)),
+                                      m.cases[key]["size"]))
     return m
 
 

@@ -52,7 +52,7 @@ TEST_F(SmokeRun, ContextDescribesMachineBuildAndPeaks) {
                           "machine_id", "cpu_model", "cpu_isa_flags", "cpu_logical_cores", "threads",
                           "memory_total_bytes", "compiler", "cxx_flags", "rung_flags", "git_sha",
                           "benchmark_library_version", "fmt_version", "max_isa", "peak_f32_flops",
-                          "peak_f32_source", "peak_f64_flops", "peak_f32_flops_one_core",
+                          "peak_f32_source", "peak_f64_flops", "peak_f32_flops_one_core", "ladder_order",
                           "bandwidth_stream_triad_bytes_per_second", "ridge_point_f32_flop_per_byte",
                           "overhead_call_seconds", "overhead_omp_fork_join_seconds",
                           "overhead_bytecode_dispatch_seconds", "overhead_boxed_add_seconds"})

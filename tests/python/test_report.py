@@ -105,6 +105,20 @@ def test_ladder_report_has_every_rung_with_its_factors(tmp_path, capsys):
         assert "SIMD width" in autovec and f"| {lanes} |" in autovec
 
 
+def test_the_ladder_keeps_the_registrys_order_whatever_the_files_order(tmp_path, capsys):
+    doc = json.loads(RESULT.read_text())
+    if "ladder_order" not in doc["context"]:
+        pytest.skip("the newest result file predates the ladder_order entry in its context")
+    doc["benchmarks"].reverse()  # as a random interleaving might leave them
+    (tmp_path / "shuffled.json").write_text(json.dumps(doc))
+    out = tmp_path / "ladder.md"
+    assert report.main(["ladder", str(tmp_path / "shuffled.json"), "--out", str(out)]) == 0
+    rows = [line.split("|")[1].strip() for line in out.read_text().splitlines() if line.startswith("| ") and "---" not in line]
+    registry = doc["context"]["ladder_order"].split(",")
+    ran = [r for r in registry if r in rows]
+    assert rows[1:] == ran  # rows[0] is the header
+
+
 def test_plot_writes_png_and_svg(tmp_path, capsys):
     code, _, err = run(["plot", str(RESULT.parent), str(ROOT / "results" / "specs"), "--out", str(tmp_path)], capsys)
     assert code == 0, err
