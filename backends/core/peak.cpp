@@ -55,13 +55,6 @@ double Peaks::peak_at(DType dtype, int threads) const {
   return best;
 }
 
-double Peaks::probe_peak(const std::string& probe) const {
-  double best = 0;
-  for (const auto& m : measurements)
-    if (m.probe == probe) best = std::max(best, m.flops_per_second);
-  return best;
-}
-
 double Peaks::probe_peak_at(const std::string& probe, int threads) const {
   for (const auto& m : measurements)
     if (m.probe == probe && m.threads == threads) return m.flops_per_second;

@@ -21,8 +21,7 @@ struct Peaks {
   double machine_peak(DType dtype) const;
   // The best rate of a dtype's probes at exactly `threads` threads (1, or all); 0 if none ran.
   double peak_at(DType dtype, int threads) const;
-  // The all-thread rate of one probe by name; 0 if it did not run.
-  double probe_peak(const std::string& probe) const;
+  // The rate of one probe by name at exactly `threads` threads; 0 if it did not run.
   double probe_peak_at(const std::string& probe, int threads) const;
   std::string machine_peak_source(DType dtype) const;
 };
