@@ -4,9 +4,11 @@
 #include <omp.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "ceilings.hpp"
+#include "core/compare.hpp"
 #include <mutex>
 
 #ifdef LADDER_HAVE_OPENBLAS
@@ -85,15 +87,11 @@ std::function<void(const Inputs&, Output&, OpTimes&)> make(const Config& c, cons
   return [forward](const Inputs& in, Output& out, OpTimes& times) { forward->run(in, out, times); };
 }
 
+// The verifier every rung uses (NaN, Inf, all-zero or a size mismatch: an infinite error).
 double relative_l2(const std::vector<float>& got, const std::vector<float>& ref) {
-  if (got.size() != ref.size()) return INFINITY;
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    if (!std::isfinite(got[i])) return INFINITY;
-    diff += (static_cast<double>(got[i]) - ref[i]) * (static_cast<double>(got[i]) - ref[i]);
-    norm += static_cast<double>(ref[i]) * ref[i];
-  }
-  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+  const std::vector<double> reference(ref.begin(), ref.end());
+  const Verdict v = compare_to_reference(got, reference, std::numeric_limits<double>::infinity());
+  return v.ok ? v.relative_error : INFINITY;
 }
 
 // The reference output of a configuration, computed once per run.
