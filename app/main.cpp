@@ -237,6 +237,13 @@ void print_list() {
   fmt::print("cache/{{one-core,all-cores}}  read bandwidth against working-set size\n");
   fmt::print("roofline/{{{}}}  f32, f64 (boxed: f64)  k = 0..512 FMAs per element\n", fmt::join(roofline_rung_names(), ","));
   fmt::print("overhead/{{{}}}  and gemm at n = 1..64 through each library\n", fmt::join(overhead_rung_names(), ","));
+  for (const auto& b : model::backends()) {
+    std::string reason = b.unavailable_reason();
+    fmt::print("model/{:<11} {:<5} {:<10} {}\n", b.name, dtype_name(b.dtype),
+               b.place == model::Place::all_cores ? "all cores" : b.place == model::Place::device ? "GPU" : "1 core",
+               reason.empty() ? "available" : "unavailable: " + reason);
+    fmt::print("    {}\n", b.summary);
+  }
   for (const auto& probe : r.peak_probes) {
     std::string reason = isa_unavailable_reason(probe.isa);
     fmt::print("peak/{:<12} {:<5} {}\n", probe.name, dtype_name(probe.dtype),

@@ -4,8 +4,13 @@
 
 #include <cmath>
 
+#include <random>
+
+#include "core/dtype.hpp"
 #include "model/forward.hpp"
 #include "model/model_suite.hpp"
+#include "model/row_math.hpp"
+#include "model/vector_ops.hpp"
 
 namespace ladder::model {
 namespace {
@@ -13,7 +18,7 @@ namespace {
 Output run_backend(const Backend& b, const Config& c) {
   Output out;
   OpTimes times;
-  b.prepare(c, make_weights(c))(make_inputs(c), out, times);
+  b.prepare(c, make_weights(c), make_inputs(c)).run(out, times);
   for (double s : times.seconds) EXPECT_GE(s, 0);
   return out;
 }
@@ -21,7 +26,7 @@ Output run_backend(const Backend& b, const Config& c) {
 Output reference(const Config& c) {
   Output out;
   OpTimes times;
-  Forward<double, LoopGemm>(c, make_weights(c), LoopGemm{}).run(make_inputs(c), out, times);
+  Forward<ScalarOps<double>, LoopGemm>(c, make_weights(c), make_inputs(c), ScalarOps<double>{}, LoopGemm{}).run(out, times);
   return out;
 }
 
@@ -58,7 +63,7 @@ TEST(Model, SoftArgmaxOfAPeakedCorrelationFindsTheMatch) {
   in.f2 = in.f1;
   Output out;
   OpTimes times;
-  Forward<double, LoopGemm>(c, make_weights(c), LoopGemm{}).run(in, out, times);
+  Forward<ScalarOps<double>, LoopGemm>(c, make_weights(c), in, ScalarOps<double>{}, LoopGemm{}).run(out, times);
   for (float v : out.flow) EXPECT_NEAR(v, 0.0, 1e-3);
 }
 
@@ -110,6 +115,161 @@ TEST(Model, ConfigurationsAreValidatedAndNamed) {
   EXPECT_EQ(small.tokens(), 256);
   EXPECT_EQ(small.head_dim(), 16);
   EXPECT_FALSE(named_config("huge").has_value());
+}
+
+
+// Each element-wise operation on its own: the cpu backends' vectorised ones (and their scalar
+// fallback) against the double loops, on rows that end mid-vector and on values that stress exp.
+std::vector<float> random_values(std::size_t n, float scale, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-scale, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(gen);
+  return v;
+}
+
+double max_relative_gap(const std::vector<float>& got, const std::vector<double>& want) {
+  double gap = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) gap = std::max(gap, std::fabs(got[i] - want[i]) / std::max(1e-3, std::fabs(want[i])));
+  return gap;
+}
+
+template <class Ops>
+void check_each_operation(const Ops& ops, const char* what) {
+  const ScalarOps<double> ref;
+  for (std::int64_t cols : {1, 5, 16, 17, 100, 1024}) {
+    const std::int64_t rows = 3;
+    SCOPED_TRACE(::testing::Message() << what << ", cols " << cols);
+    {  // softmax, values up to ±60 (exp over- and underflows without the max subtracted)
+      auto v = random_values(rows * cols, 60.0f, 1);
+      std::vector<double> want(v.begin(), v.end());
+      ops.softmax_rows(v.data(), rows, cols);
+      ref.softmax_rows(want.data(), rows, cols);
+      EXPECT_LT(max_relative_gap(v, want), 1e-5);
+    }
+    {  // LayerNorm with an offset (the mean must come out) and per-column gamma and beta
+      auto v = random_values(rows * cols, 2.0f, 2), gamma = random_values(cols, 1.0f, 3), beta = random_values(cols, 1.0f, 4);
+      for (auto& x : v) x += 5;
+      std::vector<float> out(v.size());
+      std::vector<double> vd(v.begin(), v.end()), gd(gamma.begin(), gamma.end()), bd(beta.begin(), beta.end()), want(v.size());
+      ops.layernorm(v.data(), out.data(), gamma.data(), beta.data(), rows, cols);
+      ref.layernorm(vd.data(), want.data(), gd.data(), bd.data(), rows, cols);
+      for (std::size_t i = 0; i < out.size(); ++i) EXPECT_NEAR(out[i], want[i], cols == 1 ? 1e-3 : 2e-5) << i;
+    }
+    {  // GELU across its whole shape, far tails included
+      auto v = random_values(rows * cols, 12.0f, 5);
+      std::vector<double> want(v.begin(), v.end());
+      ops.gelu(v.data(), rows * cols);
+      ref.gelu(want.data(), rows * cols);
+      for (std::size_t i = 0; i < v.size(); ++i) EXPECT_NEAR(v[i], want[i], 1e-5 * std::max(1.0, std::fabs(want[i]))) << i;
+    }
+    {  // soft-argmax over an L-pixel image `cols` wide (rows of the distribution end mid-vector)
+      const std::int64_t W = cols, L = W * 3;
+      auto probs = random_values(L * L, 1.0f, 6);
+      for (auto& x : probs) x = std::fabs(x) / static_cast<float>(L);
+      std::vector<double> pd(probs.begin(), probs.end()), want(2 * L);
+      std::vector<float> flow(2 * L);
+      ops.soft_argmax(probs.data(), L, W, flow.data());
+      ref.soft_argmax(pd.data(), L, W, want.data());
+      // Sums of thousands of f32 terms: compared as the model's outputs are, by relative L2 error.
+      double diff = 0, norm = 0;
+      for (std::int64_t i = 0; i < 2 * L; ++i) {
+        diff += (flow[i] - want[i]) * (flow[i] - want[i]);
+        norm += want[i] * want[i];
+      }
+      EXPECT_LT(std::sqrt(diff / norm), 1e-5);
+    }
+  }
+}
+
+TEST(ModelOps, EachElementwiseOperationMatchesTheDoubleLoops) {
+  check_each_operation(ScalarOps<float>{}, "scalar f32");
+  VectorOps vector;
+  check_each_operation(vector, vector.avx512 ? "AVX-512" : "vector ops on their scalar fallback");
+  vector.avx512 = false;
+  check_each_operation(vector, "vector ops, fallback forced");
+}
+
+TEST(ModelOps, TheKernelsGeluFormulaIsTheTanhApproximation) {  // row_math.hpp, as the CUDA kernel runs it
+  const ScalarOps<double> ref;
+  for (double v = -12; v <= 12; v += 0.01) {
+    double want = v;
+    ref.gelu(&want, 1);
+    EXPECT_NEAR(gelu_tanh(static_cast<float>(v)), want, 2e-6 * std::max(1.0, std::fabs(want))) << v;
+  }
+}
+
+// cuBLAS is column-major: a host column-major GEMM called as column_major_call() says must give
+// the row-major product, for every transpose and with leading dimensions wider than the rows.
+TEST(ModelOps, TheColumnMajorCallComputesTheRowMajorProduct) {
+  auto column_major = [](bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                         const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t i = 0; i < m; ++i) {
+        float sum = 0;
+        for (std::int64_t p = 0; p < k; ++p) sum += (ta ? a[i * lda + p] : a[p * lda + i]) * (tb ? b[p * ldb + j] : b[j * ldb + p]);
+        c[j * ldc + i] = sum;
+      }
+  };
+  const std::int64_t m = 5, n = 3, k = 4, pad = 2;
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      const std::int64_t lda = (ta ? m : k) + pad, ldb = (tb ? k : n) + pad, ldc = n + pad;
+      const auto a = random_values(static_cast<std::size_t>((ta ? k : m) * lda), 1, 7);
+      const auto b = random_values(static_cast<std::size_t>((tb ? n : k) * ldb), 1, 8);
+      std::vector<float> want(m * ldc, 0), got(m * ldc, 0);
+      LoopGemm{}.gemm(ta, tb, m, n, k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f, want.data(), ldc);
+      const ColumnMajorCall call = column_major_call(ta, tb, m, n, k);
+      column_major(call.trans_first, call.trans_second, call.m, call.n, call.k, b.data(), ldb, a.data(), lda, got.data(), ldc);
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) EXPECT_NEAR(got[i * ldc + j], want[i * ldc + j], 1e-5) << ta << tb << i << j;
+    }
+}
+
+// The GPU backends' tolerance, shown here without a GPU: the f32 pass with every GEMM operand
+// rounded as TF32 and f16 tensor cores round it stays within kToleranceTf32.
+struct RoundedGemm {
+  float (*round)(float);
+  void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a, std::int64_t lda,
+            const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) const {
+    std::vector<float> ra((ta ? k : m) * lda), rb((tb ? n : k) * ldb);
+    for (std::size_t i = 0; i < ra.size(); ++i) ra[i] = round(a[i]);
+    for (std::size_t i = 0; i < rb.size(); ++i) rb[i] = round(b[i]);
+    LoopGemm{}.gemm(ta, tb, m, n, k, alpha, ra.data(), lda, rb.data(), ldb, beta, c, ldc);
+  }
+};
+
+float round_tf32(float x) {  // to 10 stored mantissa bits, nearest-even
+  std::uint32_t u = std::bit_cast<std::uint32_t>(x);
+  u += 0xfffu + ((u >> 13) & 1u);
+  return std::bit_cast<float>(u & ~0x1fffu);
+}
+float round_f16(float x) { return to_float(to_f16(x)); }
+
+TEST(Model, TensorCoreRoundingStaysWithinTheGpuTolerance) {
+  for (const char* name : {"tiny", "small"}) {
+    const Config c = *named_config(name);
+    const Output ref = reference(c);
+    for (auto round : {round_tf32, round_f16}) {
+      Output out;
+      OpTimes times;
+      Forward<ScalarOps<float>, RoundedGemm>(c, make_weights(c), make_inputs(c), ScalarOps<float>{true}, RoundedGemm{round})
+          .run(out, times);
+      const double error = output_error(out, ref);
+      EXPECT_LE(error, kToleranceTf32) << name;
+      EXPECT_GT(error, 1e-6) << name << ": the rounding should show";
+      std::printf("%s, %s-rounded GEMM operands: relative error %.3g\n", name, round == round_tf32 ? "tf32" : "f16", error);
+    }
+  }
+}
+
+TEST(Model, TheFootprintCountsWhatTheForwardPassAllocates) {
+  for (const Config& c : {*named_config("tiny"), *named_config("small"), Config{"odd", 3, 7, 10, 1, 2}})
+    for (const Backend& b : backends()) {
+      if (!b.unavailable_reason().empty() || b.place == Place::device) continue;
+      const double element = b.dtype == DType::f64 ? 8 : 4;
+      EXPECT_EQ(b.prepare(c, make_weights(c), make_inputs(c)).allocated_bytes, footprint_bytes(c, element)) << b.name << " " << c.name;
+    }
 }
 
 }  // namespace

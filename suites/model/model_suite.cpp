@@ -9,6 +9,7 @@
 
 #include "ceilings.hpp"
 #include "core/compare.hpp"
+
 #include <mutex>
 
 #ifdef LADDER_HAVE_OPENBLAS
@@ -19,6 +20,11 @@
 
 #include <tuple>
 #endif
+#ifdef LADDER_HAVE_CUDA
+#include "cuda/device_gemm.hpp"
+#include "model_cuda.hpp"
+#endif
+#include "vector_ops.hpp"
 
 namespace ladder::model {
 namespace {
@@ -81,10 +87,10 @@ struct OnednnBf16Gemm {
 };
 #endif
 
-template <class T, class Exec>
-std::function<void(const Inputs&, Output&, OpTimes&)> make(const Config& c, const Weights& w, Exec exec) {
-  auto forward = std::make_shared<Forward<T, Exec>>(c, w, exec);
-  return [forward](const Inputs& in, Output& out, OpTimes& times) { forward->run(in, out, times); };
+template <class Ops, class Gemm>
+Prepared make(const Config& c, const Weights& w, const Inputs& in, Ops ops, Gemm gemm) {
+  auto forward = std::make_shared<Forward<Ops, Gemm>>(c, w, in, std::move(ops), std::move(gemm));
+  return {[forward](Output& out, OpTimes& times) { forward->run(out, times); }, forward->allocated_bytes()};
 }
 
 // The verifier every rung uses (NaN, Inf, all-zero or a size mismatch: an infinite error).
@@ -104,7 +110,8 @@ const Output& reference_output(const Config& c) {
   if (it == cache.end()) {
     Output out;
     OpTimes ignored;
-    Forward<double, LoopGemm>(c, make_weights(c), LoopGemm{true}).run(make_inputs(c), out, ignored);
+    Forward<ScalarOps<double>, LoopGemm>(c, make_weights(c), make_inputs(c), ScalarOps<double>{true}, LoopGemm{true})
+        .run(out, ignored);
     it = cache.emplace(key, std::move(out)).first;
   }
   return it->second;
@@ -123,7 +130,7 @@ std::string verify(const Backend& b) {
     Output out;
     OpTimes ignored;
     try {
-      b.prepare(c, make_weights(c))(make_inputs(c), out, ignored);
+      b.prepare(c, make_weights(c), make_inputs(c)).run(out, ignored);
     } catch (const std::exception& e) {
       verdict = fmt::format("threw on {}: {}", name, e.what());
       break;
@@ -139,7 +146,14 @@ std::string verify(const Backend& b) {
 
 }  // namespace
 
-double tolerance(DType dtype) { return dtype == DType::bf16 ? kToleranceBf16 : kTolerance; }
+double tolerance(DType dtype) {
+  switch (dtype) {
+    case DType::bf16: return kToleranceBf16;
+    case DType::tf32:
+    case DType::f16: return kToleranceTf32;
+    default: return kTolerance;
+  }
+}
 
 double output_error(const Output& got, const Output& reference) {
   return std::max(relative_l2(got.flow, reference.flow), relative_l2(got.head, reference.head));
@@ -148,23 +162,51 @@ double output_error(const Output& got, const Output& reference) {
 const std::vector<Backend>& backends() {
   static const std::vector<Backend> all = [] {
     std::vector<Backend> b;
-    b.push_back({"reference", DType::f64, false, "plain loops in double: the oracle", [] { return std::string(); },
-                 [](const Config& c, const Weights& w) { return make<double>(c, w, LoopGemm{false}); }, 20});
-    b.push_back({"naive", DType::f32, false, "single-threaded scalar f32 loops", [] { return std::string(); },
-                 [](const Config& c, const Weights& w) { return make<float>(c, w, LoopGemm{false}); }, 1024});
+    b.push_back({"reference", DType::f64, Place::one_core, "plain loops in double: the oracle", [] { return std::string(); },
+                 [](const Config& c, const Weights& w, const Inputs& in) {
+                   return make(c, w, in, ScalarOps<double>{}, LoopGemm{});
+                 },
+                 20});
+    b.push_back({"naive", DType::f32, Place::one_core, "single-threaded scalar f32 loops", [] { return std::string(); },
+                 [](const Config& c, const Weights& w, const Inputs& in) {
+                   return make(c, w, in, ScalarOps<float>{}, LoopGemm{});
+                 },
+                 1024});
 #ifdef LADDER_HAVE_OPENBLAS
-    b.push_back({"cpu", DType::f32, true, "f32: GEMMs through OpenBLAS, everything else OpenMP-parallel",
-                 [] { return std::string(); },
-                 [](const Config& c, const Weights& w) {
+    b.push_back({"cpu", DType::f32, Place::all_cores,
+                 "f32: GEMMs through OpenBLAS, the rest AVX-512 (where present) on all cores", [] { return std::string(); },
+                 [](const Config& c, const Weights& w, const Inputs& in) {
                    openblas_set_num_threads(omp_get_max_threads());
-                   return make<float>(c, w, BlasGemm{});
+                   return make(c, w, in, VectorOps{}, BlasGemm{});
                  },
                  0});
 #endif
 #ifdef LADDER_HAVE_ONEDNN
-    b.push_back({"cpu-bf16", DType::bf16, true, "GEMMs in bf16 through oneDNN (AMX where present), the rest in f32",
-                 [] { return std::string(); },
-                 [](const Config& c, const Weights& w) { return make<float>(c, w, OnednnBf16Gemm{}); }, 0});
+    b.push_back({"cpu-bf16", DType::bf16, Place::all_cores,
+                 "GEMMs in bf16 through oneDNN (AMX where present), the rest as in cpu", [] { return std::string(); },
+                 [](const Config& c, const Weights& w, const Inputs& in) {
+                   return make(c, w, in, VectorOps{}, OnednnBf16Gemm{});
+                 },
+                 0});
+#endif
+#ifdef LADDER_HAVE_CUDA
+    struct GpuMode {
+      const char* name;
+      DType dtype;
+      gpu::GemmMode mode;
+      int minimum_cc;
+      const char* summary;
+    };
+    for (const GpuMode m : {GpuMode{"cuda", DType::f32, gpu::GemmMode::f32, 0, "f32: cuBLAS GEMMs (no tensor cores), CUDA kernels for the rest"},
+                            GpuMode{"cuda-tf32", DType::tf32, gpu::GemmMode::tf32, 80, "cuBLAS GEMMs on tensor cores in TF32, the rest as in cuda"},
+                            GpuMode{"cuda-f16", DType::f16, gpu::GemmMode::f16, 70,
+                                    "cuBLAS GEMMs on tensor cores with f16 operands (f32 accumulation), the rest as in cuda"}})
+      b.push_back({m.name, m.dtype, Place::device, m.summary, [m] { return cuda::unavailable_below(m.minimum_cc, m.name); },
+                   [m](const Config& c, const Weights& w, const Inputs& in) {
+                     auto context = gpu::make_context();
+                     return make(c, w, in, gpu::CudaOps{context}, gpu::CublasGemm{context, m.mode});
+                   },
+                   0});
 #endif
     return b;
   }();
@@ -231,11 +273,10 @@ std::vector<BenchmarkCase> model_cases(const SuiteRequest& request) {
           state.SkipWithError(("verification failed: " + verdict).c_str());
           return;
         }
-        auto run = b.prepare(c, make_weights(c));
-        const Inputs inputs = make_inputs(c);
+        const Prepared pass = b.prepare(c, make_weights(c), make_inputs(c));
         Output out;
         OpTimes times;
-        for (auto _ : state) run(inputs, out, times);
+        for (auto _ : state) pass.run(out, times);
         // Per operation type: seconds per pass, share of the pass, and rates from its FLOPs and bytes.
         const auto costs = op_costs(c);
         double total_flops = 0, total_bytes = 0, timed = 0;
@@ -256,27 +297,32 @@ std::vector<BenchmarkCase> model_cases(const SuiteRequest& request) {
         }
         // Which roof bounds each operation on this machine, and how close it comes to it.
         std::string regimes;
-        if (ceilings) {
-          const int threads = b.all_cores ? ceilings->threads : 1;
-          const double call = b.all_cores ? ceilings->fork_join_seconds : ceilings->call_seconds;
+        const bool device = b.place == Place::device;
+        if (ceilings && (!device || !ceilings->device.name.empty())) {
+          const int threads = b.place == Place::all_cores ? ceilings->threads : 1;
+          const double call = device                           ? ceilings->device.launch_seconds
+                              : b.place == Place::all_cores ? ceilings->fork_join_seconds
+                                                            : ceilings->call_seconds;
           for (int i = 0; i < kOps; ++i) {
-            const double bandwidth = ceilings->bandwidth(costs[i].bytes / costs[i].calls / threads, threads);
-            // GEMMs run in the backend's number format; everything else in f32.
+            const double bandwidth = device ? ceilings->device.copy_bytes_per_second
+                                            : ceilings->bandwidth(costs[i].bytes / costs[i].calls / threads, threads);
+            // GEMMs run in the backend's number format; everything else in f32 (f64 in the reference).
             const Op op = static_cast<Op>(i);
             const bool matrix = op == Op::corr_gemm || op == Op::qkv_gemm || op == Op::attn_scores || op == Op::attn_values ||
                                 op == Op::out_gemm || op == Op::mlp_gemm || op == Op::head_gemm;
-            const DType unit = matrix && b.dtype == DType::bf16 ? DType::bf16 : DType::f32;
-            Regime r = classify(costs[i].flops, ceilings->peak(unit, threads), costs[i].bytes, bandwidth, call * costs[i].calls);
+            const DType unit = matrix || b.dtype == DType::f64 ? b.dtype : DType::f32;
+            const double peak = device ? ceilings->device.peak(unit) : ceilings->peak(unit, threads);
+            Regime r = classify(costs[i].flops, peak, costs[i].bytes, bandwidth, call * costs[i].calls);
             const double seconds = times.seconds[i] / static_cast<double>(state.iterations());
-            state.counters["op/" + std::string(op_name(static_cast<Op>(i))) + "/roof_fraction"] = seconds > 0 ? r.bound_seconds() / seconds : 0;
-            regimes += fmt::format("{}{}={}", regimes.empty() ? "" : ",", op_name(static_cast<Op>(i)), r.name);
+            state.counters["op/" + std::string(op_name(op)) + "/roof_fraction"] = seconds > 0 ? r.bound_seconds() / seconds : 0;
+            regimes += fmt::format("{}{}={}", regimes.empty() ? "" : ",", op_name(op), r.name);
           }
         }
         state.counters["flops"] = Counter(total_flops, Counter::kIsIterationInvariantRate);
         state.counters["bytes"] = total_bytes;
         state.counters["tokens"] = static_cast<double>(c.tokens());
-        state.counters["memory_bytes"] = footprint_bytes(c, b.dtype == DType::f64 ? 8 : 4);
-        state.counters["threads"] = b.all_cores ? omp_get_max_threads() : 1;
+        state.counters["memory_bytes"] = pass.allocated_bytes;
+        state.counters["threads"] = b.place == Place::all_cores ? omp_get_max_threads() : 1;
         state.SetLabel(fmt::format("config {} ({}x{}, C={}, {} layers, {} heads); regimes: {}", c.name, c.height, c.width,
                                    c.channels, c.layers, c.heads, regimes));
       };

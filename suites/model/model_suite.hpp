@@ -12,14 +12,21 @@
 
 namespace ladder::model {
 
+// A backend made ready for one configuration: its weights and inputs in place.
+struct Prepared {
+  std::function<void(Output&, OpTimes&)> run;  // one forward pass
+  double allocated_bytes = 0;                  // what the pass holds (footprint_bytes' count)
+};
+
+enum class Place { one_core, all_cores, device };
+
 struct Backend {
-  std::string name;  // "reference", "naive", "cpu"
-  DType dtype = DType::f32;
-  bool all_cores = false;
+  std::string name;  // "reference", "naive", "cpu", "cpu-bf16", "cuda", ...
+  DType dtype = DType::f32;  // the GEMMs' number format; everything else is f32 (f64 for the reference)
+  Place place = Place::one_core;
   std::string summary;
   std::function<std::string()> unavailable_reason = [] { return std::string(); };
-  // Builds the backend for a configuration; the returned function runs one forward pass.
-  std::function<std::function<void(const Inputs&, Output&, OpTimes&)>(const Config&, const Weights&)> prepare;
+  std::function<Prepared(const Config&, const Weights&, const Inputs&)> prepare;
   int max_layers_tokens = 0;  // 0: any size; else the largest HW it is run at (the slow ones)
 };
 
@@ -31,6 +38,9 @@ constexpr double kTolerance = 1e-4;  // f32 through softmax, LayerNorm and GELU 
 // bf16 GEMM inputs keep 8 bits of mantissa; through a softmax of the correlation volume and two
 // layers the outputs' relative error is a few 1e-3.
 constexpr double kToleranceBf16 = 2e-2;
+// TF32 and f16 keep 10 stored mantissa bits: the pass with its GEMM operands rounded so on the
+// host shows 3.4e-4 (small) and 5.6e-4 (tiny); tests/test_model.cpp keeps that under this bound.
+constexpr double kToleranceTf32 = 5e-3;
 double tolerance(DType dtype);
 
 std::vector<std::string> backend_names();
