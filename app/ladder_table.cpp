@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <optional>
 
@@ -217,6 +218,36 @@ std::string format_model_ops(const std::vector<benchmark::BenchmarkReporter::Run
                          ::ladder::counter(*run, ("op/" + op + "/flops").c_str()) / 1e9,
                          ::ladder::counter(*run, ("op/" + op + "/bytes_per_second").c_str()) / 1e9,
                          100 * ::ladder::counter(*run, ("op/" + op + "/roof_fraction").c_str()), regime_of(op));
+    }
+  }
+  return out;
+}
+
+std::string format_model_sweep(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
+  std::map<std::string, std::map<std::int64_t, const benchmark::BenchmarkReporter::Run*>> sweeps;  // backend/dtype → side
+  for (const auto& [key, run] : representative_runs(runs)) {
+    auto name = parse_case_name(key);
+    if (name && name->suite == "model-sweep" && !run->error_occurred) sweeps[name->rung + "/" + name->dtype][name->n] = run;
+  }
+  // The operations whose work grows as (HW)^2: the correlation volume and the attention scores.
+  const char* quadratic[] = {"corr_gemm", "corr_softmax", "soft_argmax", "attn_scores", "attn_softmax", "attn_values"};
+  std::string out;
+  for (const auto& [backend, sides] : sweeps) {
+    out += fmt::format("  {}\n    {:>5} {:>7} {:>12} {:>9} {:>10} {:>12} {:>10}\n", backend, "H=W", "tokens", "per pass",
+                       "GFLOP/s", "growth", "(HW)^2 ops", "memory");
+    double previous_seconds = 0, previous_tokens = 0;
+    for (const auto& [side, run] : sides) {
+      const double seconds = run->GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run->time_unit);
+      const double tokens = counter(*run, "tokens");
+      double share = 0;
+      for (const char* op : quadratic) share += counter(*run, (std::string("op/") + op + "/share").c_str());
+      const std::string growth = previous_seconds > 0 && tokens > previous_tokens
+                                     ? fmt::format("(HW)^{:.2f}", std::log(seconds / previous_seconds) / std::log(tokens / previous_tokens))
+                                     : "";
+      out += fmt::format("    {:>5} {:>7.0f} {:>12} {:>9.1f} {:>10} {:>11.0f}% {:>7.2f} GB\n", side, tokens, format_time(seconds),
+                         counter(*run, "flops") / 1e9, growth, 100 * share, counter(*run, "memory_bytes") / 1e9);
+      previous_seconds = seconds;
+      previous_tokens = tokens;
     }
   }
   return out;

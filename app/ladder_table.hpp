@@ -47,6 +47,11 @@ std::string format_ratios(const std::vector<benchmark::BenchmarkReporter::Run>& 
 // Each model case's time split by operation type: ms per pass, share, GFLOP/s, GB/s.
 std::string format_model_ops(const std::vector<benchmark::BenchmarkReporter::Run>& runs);
 
+// The model's resolution sweep per backend: side, tokens, time per pass, GFLOP/s, growth of the
+// time against the previous side (as an exponent of HW: 2 is quadratic), the share of the
+// (HW)^2 operations, and the memory the pass holds.
+std::string format_model_sweep(const std::vector<benchmark::BenchmarkReporter::Run>& runs);
+
 // Each roofline sweep's two ends: bandwidth at the lowest intensity against STREAM triad, FLOP/s
 // at the highest against its peak probe.
 std::string format_roofline_summary(const std::vector<benchmark::BenchmarkReporter::Run>& runs, const Ceilings& ceilings);

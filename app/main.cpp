@@ -25,6 +25,7 @@
 #include "roofline/roofline_suite.hpp"
 #include "stream/stream_suite.hpp"
 #ifdef LADDER_HAVE_CUDA
+#include "cuda/cuda_device.hpp"
 #include "gpu/gpu_cases.hpp"
 #endif
 
@@ -33,7 +34,7 @@ namespace {
 using namespace ladder;
 
 constexpr int kUsageError = 2;
-const std::vector<std::string> kSuites = {"gemm", "stream", "cache", "roofline", "overhead", "pcie", "model"};
+const std::vector<std::string> kSuites = {"gemm", "stream", "cache", "roofline", "overhead", "pcie", "model", "model-sweep"};
 
 const char* const kHelp = R"(ladderbench: one workload measured at every rung of the abstraction ladder.
 
@@ -48,6 +49,8 @@ Options:
                       overhead  fixed costs: a call, a parallel region, a bytecode, tiny GEMMs
                       pcie      host-device copies, pinned and pageable (GPU builds, with a device)
                       model     a dense-matching network (4D correlation + transformer) per backend
+                      model-sweep  that network at H = W = 16, 24, ... as far as memory (and,
+                                unless --no-cap, the profile's time budget a pass) allows
                     With a GPU, stream, roofline and overhead also run their device kernels.
   --rungs LIST      rungs (or kernels) to run, comma-separated (default: all available; see --list)
   --sizes LIST      GEMM sizes n, comma-separated positive integers (replaces the profile's)
@@ -164,7 +167,7 @@ Options parse_options(int argc, char** argv) {
     } else if (name == "--suite") {
       for (auto& s : split_list(take_value())) {
         if (std::find(kSuites.begin(), kSuites.end(), s) == kSuites.end())
-          usage_error(fmt::format("unknown suite '{}' (available: gemm, stream, cache, roofline, overhead, pcie, model)", s));
+          usage_error(fmt::format("unknown suite '{}' (available: gemm, stream, cache, roofline, overhead, pcie, model, model-sweep)", s));
         o.suites.insert(s);
       }
     } else if (name == "--rungs") {
@@ -270,6 +273,7 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
   for (const auto& [key, value] : registry().context) AddCustomContext(key, value());
   for (const auto& [key, value] : ceilings_context(ceilings)) AddCustomContext(key, value);
   for (const auto& [key, value] : model_memory_context()) AddCustomContext(key, value);
+  for (const auto& [key, value] : model_sweep_context()) AddCustomContext(key, value);
   // The ladder's own description, so that report tools read it from the results, not a list.
   std::string order;  // context keys come out sorted by name: the ladder's order needs its own entry
   for (const auto& rung : registry().gemm) {
@@ -317,6 +321,13 @@ int main(int argc, char** argv) {
   if (selected("roofline")) add(roofline_cases(request, machine));
   if (selected("overhead")) add(overhead_cases(request, machine));
   if (selected("model")) add(model_cases(request));
+  const double available = static_cast<double>(memory_available_bytes());
+#ifdef LADDER_HAVE_CUDA
+  const double device_available = cuda::free_memory_bytes();
+#else
+  const double device_available = 0;
+#endif
+  if (selected("model-sweep")) add(model_sweep_cases(request, available, device_available));
 #ifdef LADDER_HAVE_CUDA
   if (selected("stream")) add(gpu_stream_cases(request));
   if (selected("pcie")) add(gpu_pcie_cases(request));
@@ -327,12 +338,15 @@ int main(int argc, char** argv) {
   if (cases.empty()) usage_error("no case to run: the suites, filter, rungs and sizes select nothing available");
 
   // Refuse what cannot fit before allocating anything.
-  const double available = static_cast<double>(memory_available_bytes());
   for (const auto& c : cases) {
     if (available > 0 && c.memory_bytes > 0.8 * available)
       usage_error(fmt::format("{} needs about {:.1f} GB for its buffers, but only {:.1f} GB of memory is available",
                               c.name, c.memory_bytes / 1e9, available / 1e9));
+    if (c.device_memory_bytes > 0 && c.device_memory_bytes > 0.9 * device_available)
+      usage_error(fmt::format("{} needs about {:.1f} GB of GPU memory, but only {:.1f} GB is free on the device", c.name,
+                              c.device_memory_bytes / 1e9, device_available / 1e9));
   }
+  if (selected("model-sweep")) trim_model_sweep(cases, request);
 
   // Results go to FILE.partial and are renamed into place only when the run completed.
   std::string partial_path;
@@ -391,6 +405,8 @@ int main(int argc, char** argv) {
     std::fputs(fmt::format("\nHead to head, same run:\n{}", ratios).c_str(), stdout);
   if (auto ops = format_model_ops(reporter.runs()); !ops.empty())
     std::fputs(fmt::format("\nThe model, by operation:\n{}{}", ops, model_memory_table()).c_str(), stdout);
+  if (auto sweep = format_model_sweep(reporter.runs()); !sweep.empty())
+    std::fputs(fmt::format("\nThe model against resolution (time per pass grows as (HW)^2 once the volumes dominate):\n{}", sweep).c_str(), stdout);
   if (auto roofs = format_roofline_summary(reporter.runs(), ceilings); !roofs.empty())
     std::fputs(fmt::format("\nThe roofline sweep against the ceilings:\n{}", roofs).c_str(), stdout);
   std::fputs(("\n" + format_ceilings(ceilings)).c_str(), stdout);

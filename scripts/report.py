@@ -516,6 +516,42 @@ def make_figures(measured, specs):
         fig.tight_layout()
         figures.append((f"The model on {m.id}, by operation", f"model-{m.id}", fig))
 
+    # The model against resolution: time per pass over tokens (log-log), a (HW)^2 slope for
+    # reference, and where a 16, 40 and 80 GB device runs out of memory (from the context).
+    for m in measured:
+        sweeps = {}
+        for c in m.cases.values():
+            if c["suite"] == "model-sweep" and c.get("flops") and not c.get("error"):
+                tokens = c["size"] * c["size"]
+                sweeps.setdefault(f'{c["rung"]} ({c["dtype"]})', []).append((tokens, c["ops"]))
+        if not sweeps:
+            continue
+        fig, ax = plt.subplots(figsize=(8, 5))
+        for label, points in sorted(sweeps.items()):
+            points.sort()
+            x = [t for t, _ in points]
+            y = [sum(o.get("seconds", 0) for o in ops.values()) for _, ops in points]
+            ax.plot(x, y, "o-", label=label)
+        x_last, y_last = x[-1], y[-1]
+        guide = [x[0], x_last * 16]
+        ax.plot(guide, [y_last * (g / x_last) ** 2 for g in guide], "k--", linewidth=0.8, label="∝ (HW)²")
+        for key, value in sorted(m.context.items()):
+            found = re.match(r"model_out_of_memory_side_(\d+)GB", key)
+            if found:
+                side, _, shape = str(value).partition(" ")
+                side = int(side)
+                ax.axvline(side * side, color="grey", linestyle=":", linewidth=0.8)
+                ax.text(side * side, 0.03, f" {found.group(1)} GB device full at {side}×{side} {shape}",
+                        transform=ax.get_xaxis_transform(), rotation=90, fontsize=7, va="bottom", ha="right")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("tokens HW (the correlation volume and each head's scores are (HW)²)")
+        ax.set_ylabel("seconds per forward pass")
+        ax.set_title(f"The model on {m.id} against resolution")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        figures.append((f"The model on {m.id} against resolution", f"model-sweep-{m.id}", fig))
+
     # Across machines: the best GEMM rate per dtype, measured and predicted.
     labels, values, colours = [], [], []
     floors = {kind: overhead_floor(measured, kind) for kind in ("cpu", "gpu")}

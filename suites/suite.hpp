@@ -22,7 +22,8 @@ struct BenchmarkCase {
   std::string name;
   std::function<void(benchmark::State&)> body;
   Timing timing = Timing::wall;
-  double memory_bytes = 0;  // what the case allocates, for refusing sizes that cannot fit
+  double memory_bytes = 0;         // what the case allocates, for refusing sizes that cannot fit
+  double device_memory_bytes = 0;  // the same in GPU memory
 };
 
 // What the command line asked for, as every suite reads it.

@@ -55,7 +55,8 @@ TEST_F(SmokeRun, ContextDescribesMachineBuildAndPeaks) {
                           "peak_f32_source", "peak_f64_flops", "peak_f32_flops_one_core", "ladder_order",
                           "bandwidth_stream_triad_bytes_per_second", "ridge_point_f32_flop_per_byte",
                           "overhead_call_seconds", "overhead_omp_fork_join_seconds",
-                          "overhead_bytecode_dispatch_seconds", "overhead_boxed_add_seconds"})
+                          "overhead_bytecode_dispatch_seconds", "overhead_boxed_add_seconds",
+                          "model_out_of_memory_side_16GB", "model_sweep/cpu"})
     EXPECT_TRUE(ctx.contains(key)) << key;
   EXPECT_GT(std::stod(ctx["peak_f32_flops"].get<std::string>()), 1e8);
   // The sweep's plateaus (which levels show depends on the machine and the smoke sweep's reach).
@@ -76,7 +77,8 @@ const std::map<std::string, std::vector<const char*>> kCounters = {
     {"cache", {"bytes", "working_set_bytes", "threads", "bytes_per_second"}},
     {"roofline", {"flops", "bytes", "intensity", "k", "threads", "roof_fraction", "bytes_per_second"}},
     {"overhead", {"seconds_per_op", "items_per_second", "threads"}},
-    {"model", {"flops", "bytes", "tokens", "threads", "op/corr_gemm/seconds", "op/corr_gemm/share", "op/attn_softmax/flops"}},
+    {"model", {"flops", "bytes", "tokens", "threads", "memory_bytes", "op/corr_gemm/seconds", "op/corr_gemm/share", "op/attn_softmax/flops"}},
+    {"model-sweep", {"flops", "tokens", "memory_bytes", "op/corr_gemm/seconds", "op/attn_softmax/share"}},
 };
 
 TEST_F(SmokeRun, EveryCaseHasItsSuitesCountersAndNoError) {
@@ -99,7 +101,7 @@ TEST_F(SmokeRun, EveryCaseHasItsSuitesCountersAndNoError) {
     }
     if (suite == "roofline") roofline_rungs.insert(rung);
   }
-  EXPECT_EQ(suites, (std::set<std::string>{"gemm", "stream", "cache", "roofline", "overhead", "model"}));
+  EXPECT_EQ(suites, (std::set<std::string>{"gemm", "stream", "cache", "roofline", "overhead", "model", "model-sweep"}));
   for (const char* rung : {"boxed", "naive", "interchange", "autovec", "tiled", "parallel"})
     EXPECT_TRUE(gemm_rungs.count(rung)) << rung << " did not run";
   EXPECT_TRUE(roofline_rungs.count("boxed"));

@@ -20,5 +20,28 @@ TEST(LadderTable, ShowsSpeedupsOverPreviousAndBoxedAndFailures) {
   EXPECT_NE(table.find("17.0%"), std::string::npos) << table;
 }
 
+// Four times the tokens in sixteen times the time: the sweep table calls that (HW)^2.
+TEST(LadderTable, ModelSweepShowsTheGrowthExponent) {
+  auto run = [](const char* name, double seconds, double tokens) {
+    benchmark::BenchmarkReporter::Run r;
+    r.run_name.function_name = name;
+    r.iterations = 1;
+    r.real_accumulated_time = seconds;
+    r.time_unit = benchmark::kSecond;
+    r.counters["tokens"] = tokens;
+    r.counters["flops"] = 1e9;
+    r.counters["memory_bytes"] = tokens * 1e5;
+    r.counters["op/attn_softmax/share"] = 0.5;
+    r.counters["op/corr_gemm/share"] = 0.25;
+    return r;
+  };
+  const std::string table = format_model_sweep({run("model-sweep/cpu/f32/side:16/real_time", 0.5, 256),
+                                                run("model-sweep/cpu/f32/side:32/real_time", 8.0, 1024)});
+  EXPECT_NE(table.find("cpu/f32"), std::string::npos) << table;
+  EXPECT_NE(table.find("(HW)^2.00"), std::string::npos) << table;
+  EXPECT_NE(table.find("75%"), std::string::npos) << table;  // the (HW)^2 operations' share
+  EXPECT_NE(table.find("8.00 s"), std::string::npos) << table;
+}
+
 }  // namespace
 }  // namespace ladder

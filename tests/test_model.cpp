@@ -2,6 +2,7 @@
 // operation on its own, and the FLOP and byte counts against a hand count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include <random>
@@ -270,6 +271,30 @@ TEST(Model, TheFootprintCountsWhatTheForwardPassAllocates) {
       const double element = b.dtype == DType::f64 ? 8 : 4;
       EXPECT_EQ(b.prepare(c, make_weights(c), make_inputs(c)).allocated_bytes, footprint_bytes(c, element)) << b.name << " " << c.name;
     }
+}
+
+// The sweep stops where memory ends: with room for the 48x48 pass and not the 64x64 one, and no
+// time budget (--no-cap), it is 16..48 for every CPU backend, and its note says why.
+TEST(ModelSweep, StopsWhereMemoryEndsAndSaysSo) {
+  if (std::none_of(backends().begin(), backends().end(), [](const Backend& b) { return b.name == "cpu"; }))
+    GTEST_SKIP() << "no cpu backend in this build";
+  const Config at48{"", 48, 48, 256, 4, 8};
+  SuiteRequest request;
+  request.rungs = {"cpu"};
+  request.uncapped = true;
+  auto cases = model_sweep_cases(request, footprint_bytes(at48) / 0.8 * 1.01, 0);
+  trim_model_sweep(cases, request);  // --no-cap: nothing to trim, no trial pass
+  std::vector<std::string> names;
+  for (const auto& c : cases) names.push_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"model-sweep/cpu/f32/side:16", "model-sweep/cpu/f32/side:24",
+                                             "model-sweep/cpu/f32/side:32", "model-sweep/cpu/f32/side:48"}));
+  const auto notes = model_sweep_context();
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].first, "model_sweep/cpu");
+  EXPECT_NE(notes[0].second.find("memory"), std::string::npos) << notes[0].second;
+  EXPECT_NE(notes[0].second.find("ends the sweep at 48"), std::string::npos) << notes[0].second;
+  EXPECT_EQ(notes[0].second.rfind("sides 16..48;", 0), 0u) << notes[0].second;
+  EXPECT_GT(cases.back().memory_bytes, cases.front().memory_bytes);
 }
 
 }  // namespace

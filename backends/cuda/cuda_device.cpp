@@ -34,6 +34,12 @@ int compute_capability() {
   return major * 10 + minor;
 }
 
+double free_memory_bytes() {
+  if (!unavailable_reason().empty()) return 0;
+  std::size_t free = 0, total = 0;
+  return cudaMemGetInfo(&free, &total) == cudaSuccess ? static_cast<double>(free) : 0;
+}
+
 std::vector<std::pair<std::string, std::string>> device_context() {
   std::vector<std::pair<std::string, std::string>> ctx;
   int runtime = 0, driver = 0;

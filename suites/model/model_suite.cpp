@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 
@@ -247,6 +250,138 @@ std::vector<std::pair<std::string, std::string>> model_memory_context() {
   return ctx;
 }
 
+namespace {
+
+using namespace model;
+
+// Verifies the backend (once), then times passes of one configuration and reports each
+// operation's time, share, rates and regime against the machine's (or the device's) ceilings.
+void time_passes(benchmark::State& state, const Backend& b, const Config& c, const Ceilings* ceilings) {
+    if (auto verdict = verify(b); !verdict.empty()) {
+      state.SkipWithError(("verification failed: " + verdict).c_str());
+      return;
+    }
+    const Prepared pass = b.prepare(c, make_weights(c), make_inputs(c));
+    Output out;
+    OpTimes times;
+    for (auto _ : state) pass.run(out, times);
+    // Per operation type: seconds per pass, share of the pass, and rates from its FLOPs and bytes.
+    const auto costs = op_costs(c);
+    double total_flops = 0, total_bytes = 0, timed = 0;
+    for (int i = 0; i < kOps; ++i) timed += times.seconds[i];
+    using benchmark::Counter;
+    for (int i = 0; i < kOps; ++i) {
+      const std::string op = op_name(static_cast<Op>(i));
+      const double seconds = times.seconds[i] / static_cast<double>(state.iterations());
+      state.counters["op/" + op + "/seconds"] = seconds;
+      state.counters["op/" + op + "/share"] = timed > 0 ? times.seconds[i] / timed : 0;
+      state.counters["op/" + op + "/flops"] = seconds > 0 ? costs[i].flops / seconds : 0;
+      state.counters["op/" + op + "/bytes_per_second"] = seconds > 0 ? costs[i].bytes / seconds : 0;
+      // The counts themselves, so that report tools read them from here instead of redefining them.
+      state.counters["op/" + op + "/flop_count"] = costs[i].flops;
+      state.counters["op/" + op + "/byte_count"] = costs[i].bytes;
+      total_flops += costs[i].flops;
+      total_bytes += costs[i].bytes;
+    }
+    // Which roof bounds each operation on this machine, and how close it comes to it.
+    std::string regimes;
+    const bool device = b.place == Place::device;
+    if (ceilings && (!device || !ceilings->device.name.empty())) {
+      const int threads = b.place == Place::all_cores ? ceilings->threads : 1;
+      const double call = device                           ? ceilings->device.launch_seconds
+                          : b.place == Place::all_cores ? ceilings->fork_join_seconds
+                                                        : ceilings->call_seconds;
+      for (int i = 0; i < kOps; ++i) {
+        const double bandwidth = device ? ceilings->device.copy_bytes_per_second
+                                        : ceilings->bandwidth(costs[i].bytes / costs[i].calls / threads, threads);
+        // GEMMs run in the backend's number format; everything else in f32 (f64 in the reference).
+        const Op op = static_cast<Op>(i);
+        const bool matrix = op == Op::corr_gemm || op == Op::qkv_gemm || op == Op::attn_scores || op == Op::attn_values ||
+                            op == Op::out_gemm || op == Op::mlp_gemm || op == Op::head_gemm;
+        const DType unit = matrix || b.dtype == DType::f64 ? b.dtype : DType::f32;
+        const double peak = device ? ceilings->device.peak(unit) : ceilings->peak(unit, threads);
+        Regime r = classify(costs[i].flops, peak, costs[i].bytes, bandwidth, call * costs[i].calls);
+        const double seconds = times.seconds[i] / static_cast<double>(state.iterations());
+        state.counters["op/" + std::string(op_name(op)) + "/roof_fraction"] = seconds > 0 ? r.bound_seconds() / seconds : 0;
+        regimes += fmt::format("{}{}={}", regimes.empty() ? "" : ",", op_name(op), r.name);
+      }
+    }
+    state.counters["flops"] = Counter(total_flops, Counter::kIsIterationInvariantRate);
+    state.counters["bytes"] = total_bytes;
+    state.counters["tokens"] = static_cast<double>(c.tokens());
+    state.counters["memory_bytes"] = pass.allocated_bytes;
+    state.counters["threads"] = b.place == Place::all_cores ? omp_get_max_threads() : 1;
+    state.SetLabel(fmt::format("config {} ({}x{}, C={}, {} layers, {} heads); regimes: {}", c.name, c.height, c.width,
+                               c.channels, c.layers, c.heads, regimes));
+}
+
+BenchmarkCase model_case(std::string name, const Backend& b, const Config& c, const Ceilings* ceilings) {
+  BenchmarkCase bc;
+  bc.name = std::move(name);
+  const double footprint = footprint_bytes(c, b.dtype == DType::f64 ? 8 : 4);
+  if (b.place == Place::device) {
+    bc.device_memory_bytes = footprint;
+    bc.memory_bytes = 4.0 * (2.0 * c.channels * c.tokens() + 4.0 * c.tokens());  // inputs and outputs on the host
+  } else {
+    bc.memory_bytes = footprint;
+  }
+  bc.body = [b, c, ceilings](benchmark::State& state) { time_passes(state, b, c, ceilings); };
+  return bc;
+}
+
+std::mutex sweep_notes_mutex;
+std::vector<std::pair<std::string, std::string>> sweep_notes;  // backend → what the sweep covers
+
+double pass_flops(const Config& c) {
+  double flops = 0;
+  for (const auto& cost : op_costs(c)) flops += cost.flops;
+  return flops;
+}
+
+// Seconds of one forward pass (the second of two: the first touches fresh memory).
+double one_pass_seconds(const Backend& b, const Config& c) {
+  const Prepared pass = b.prepare(c, make_weights(c), make_inputs(c));
+  Output out;
+  OpTimes times;
+  pass.run(out, times);
+  const auto start = std::chrono::steady_clock::now();
+  pass.run(out, times);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// What the sweep runs: the `large` configuration's C, layers and heads (or --model's), at square
+// sides from 16 up; a pass may take `budget` seconds unless --no-cap.
+struct SweepShape {
+  Config shape;
+  std::vector<int> sides;
+  double budget = 0;
+};
+
+SweepShape sweep_shape(const SuiteRequest& request) {
+  SweepShape s;
+  const bool smoke = request.profile == "smoke";
+  s.shape = smoke ? Config{"", 0, 0, 16, 1, 2} : *named_config("large");
+  std::string error;
+  if (request.model_config) s.shape = *parse_config(*request.model_config, error);  // checked by the command line
+  s.sides = smoke ? std::vector<int>{4, 8} : std::vector<int>{16, 24, 32, 48, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512};
+  s.budget = smoke || request.uncapped ? INFINITY : request.profile == "quick" ? 1.0 : 5.0;
+  return s;
+}
+
+Config sweep_config(const SweepShape& s, int side) {
+  return Config{fmt::format("sweep {}x{}", side, side), side, side, s.shape.channels, s.shape.layers, s.shape.heads};
+}
+
+// The side in a case name "model-sweep/<backend>/<dtype>/side:<N>", or 0.
+int sweep_side(const std::string& name, const std::string& backend) {
+  const std::string prefix = "model-sweep/" + backend + "/";
+  if (name.rfind(prefix, 0) != 0) return 0;
+  const auto colon = name.rfind("side:");
+  return colon == std::string::npos ? 0 : std::stoi(name.substr(colon + 5));
+}
+
+}  // namespace
+
 std::vector<BenchmarkCase> model_cases(const SuiteRequest& request) {
   using namespace model;
   std::vector<Config> configs;
@@ -264,72 +399,93 @@ std::vector<BenchmarkCase> model_cases(const SuiteRequest& request) {
     if (!rung_requested(request, b.name) || !b.unavailable_reason().empty()) continue;
     for (const Config& c : configs) {
       if (b.max_layers_tokens && c.tokens() > b.max_layers_tokens && !request.model_config) continue;
-      BenchmarkCase bc;
-      bc.name = fmt::format("model/{}/{}/tokens:{}", b.name, dtype_name(b.dtype), c.tokens());
-      bc.memory_bytes = footprint_bytes(c, b.dtype == DType::f64 ? 8 : 4);
-      const Ceilings* ceilings = request.ceilings;
-      bc.body = [b, c, ceilings](benchmark::State& state) {
-        if (auto verdict = verify(b); !verdict.empty()) {
-          state.SkipWithError(("verification failed: " + verdict).c_str());
-          return;
-        }
-        const Prepared pass = b.prepare(c, make_weights(c), make_inputs(c));
-        Output out;
-        OpTimes times;
-        for (auto _ : state) pass.run(out, times);
-        // Per operation type: seconds per pass, share of the pass, and rates from its FLOPs and bytes.
-        const auto costs = op_costs(c);
-        double total_flops = 0, total_bytes = 0, timed = 0;
-        for (int i = 0; i < kOps; ++i) timed += times.seconds[i];
-        using benchmark::Counter;
-        for (int i = 0; i < kOps; ++i) {
-          const std::string op = op_name(static_cast<Op>(i));
-          const double seconds = times.seconds[i] / static_cast<double>(state.iterations());
-          state.counters["op/" + op + "/seconds"] = seconds;
-          state.counters["op/" + op + "/share"] = timed > 0 ? times.seconds[i] / timed : 0;
-          state.counters["op/" + op + "/flops"] = seconds > 0 ? costs[i].flops / seconds : 0;
-          state.counters["op/" + op + "/bytes_per_second"] = seconds > 0 ? costs[i].bytes / seconds : 0;
-          // The counts themselves, so that report tools read them from here instead of redefining them.
-          state.counters["op/" + op + "/flop_count"] = costs[i].flops;
-          state.counters["op/" + op + "/byte_count"] = costs[i].bytes;
-          total_flops += costs[i].flops;
-          total_bytes += costs[i].bytes;
-        }
-        // Which roof bounds each operation on this machine, and how close it comes to it.
-        std::string regimes;
-        const bool device = b.place == Place::device;
-        if (ceilings && (!device || !ceilings->device.name.empty())) {
-          const int threads = b.place == Place::all_cores ? ceilings->threads : 1;
-          const double call = device                           ? ceilings->device.launch_seconds
-                              : b.place == Place::all_cores ? ceilings->fork_join_seconds
-                                                            : ceilings->call_seconds;
-          for (int i = 0; i < kOps; ++i) {
-            const double bandwidth = device ? ceilings->device.copy_bytes_per_second
-                                            : ceilings->bandwidth(costs[i].bytes / costs[i].calls / threads, threads);
-            // GEMMs run in the backend's number format; everything else in f32 (f64 in the reference).
-            const Op op = static_cast<Op>(i);
-            const bool matrix = op == Op::corr_gemm || op == Op::qkv_gemm || op == Op::attn_scores || op == Op::attn_values ||
-                                op == Op::out_gemm || op == Op::mlp_gemm || op == Op::head_gemm;
-            const DType unit = matrix || b.dtype == DType::f64 ? b.dtype : DType::f32;
-            const double peak = device ? ceilings->device.peak(unit) : ceilings->peak(unit, threads);
-            Regime r = classify(costs[i].flops, peak, costs[i].bytes, bandwidth, call * costs[i].calls);
-            const double seconds = times.seconds[i] / static_cast<double>(state.iterations());
-            state.counters["op/" + std::string(op_name(op)) + "/roof_fraction"] = seconds > 0 ? r.bound_seconds() / seconds : 0;
-            regimes += fmt::format("{}{}={}", regimes.empty() ? "" : ",", op_name(op), r.name);
-          }
-        }
-        state.counters["flops"] = Counter(total_flops, Counter::kIsIterationInvariantRate);
-        state.counters["bytes"] = total_bytes;
-        state.counters["tokens"] = static_cast<double>(c.tokens());
-        state.counters["memory_bytes"] = pass.allocated_bytes;
-        state.counters["threads"] = b.place == Place::all_cores ? omp_get_max_threads() : 1;
-        state.SetLabel(fmt::format("config {} ({}x{}, C={}, {} layers, {} heads); regimes: {}", c.name, c.height, c.width,
-                                   c.channels, c.layers, c.heads, regimes));
-      };
-      cases.push_back(std::move(bc));
+      cases.push_back(model_case(fmt::format("model/{}/{}/tokens:{}", b.name, dtype_name(b.dtype), c.tokens()), b, c,
+                                 request.ceilings));
     }
   }
   return cases;
+}
+
+std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request, double host_memory_bytes, double device_memory_bytes) {
+  using namespace model;
+  const SweepShape sweep = sweep_shape(request);
+  std::vector<BenchmarkCase> cases;
+  std::lock_guard lock(sweep_notes_mutex);
+  sweep_notes.clear();
+  for (const Backend& b : backends()) {
+    // The slow backends (reference, naive) stay out: their model cases show them at small sizes.
+    if (b.max_layers_tokens || !rung_requested(request, b.name) || !b.unavailable_reason().empty()) continue;
+    const double memory = b.place == Place::device ? 0.9 * device_memory_bytes : 0.8 * host_memory_bytes;
+    int last = 0;
+    for (int side : sweep.sides) {
+      const Config c = sweep_config(sweep, side);
+      if (footprint_bytes(c, 4) > memory) break;
+      cases.push_back(model_case(fmt::format("model-sweep/{}/{}/side:{}", b.name, dtype_name(b.dtype), side), b, c, request.ceilings));
+      last = side;
+    }
+    const std::string shape = fmt::format("C={}, {} layers, {} heads", sweep.shape.channels, sweep.shape.layers, sweep.shape.heads);
+    sweep_notes.emplace_back("model_sweep/" + b.name,
+                             last == sweep.sides.back()
+                                 ? fmt::format("{}; memory would allow more than the sweep's largest side, {}", shape, last)
+                                 : fmt::format("{}; memory ({:.1f} GB usable) ends the sweep at {}", shape, memory / 1e9, last));
+  }
+  return cases;
+}
+
+void trim_model_sweep(std::vector<BenchmarkCase>& cases, const SuiteRequest& request) {
+  using namespace model;
+  const SweepShape sweep = sweep_shape(request);
+  std::lock_guard lock(sweep_notes_mutex);
+  for (auto& [key, note] : sweep_notes) {
+    const std::string name = key.substr(key.find('/') + 1);
+    const auto backend = std::find_if(backends().begin(), backends().end(), [&](const Backend& b) { return b.name == name; });
+    std::vector<int> sides;
+    for (const auto& c : cases)
+      if (int side = sweep_side(c.name, name)) sides.push_back(side);
+    if (sides.empty() || backend == backends().end()) {
+      note.clear();  // filtered out: nothing to say
+      continue;
+    }
+    std::sort(sides.begin(), sides.end());
+    // Walk up the sides, timing a real pass until one takes 50 ms (below that fixed costs would
+    // inflate the prediction), and predicting each next side from it by its FLOP count.
+    int cut = 0;
+    double predicted = 0, calibrated_seconds = 0, calibrated_flops = 0;
+    for (int side : sides) {
+      if (!std::isfinite(sweep.budget)) break;
+      const Config c = sweep_config(sweep, side);
+      if (calibrated_flops > 0 && (predicted = calibrated_seconds * pass_flops(c) / calibrated_flops) > sweep.budget) {
+        cut = side;
+        break;
+      }
+      if (calibrated_seconds < 0.05) {
+        try {
+          calibrated_seconds = one_pass_seconds(*backend, c);
+          calibrated_flops = pass_flops(c);
+        } catch (const std::exception&) {  // the case itself reports the failure when it verifies
+          cut = side == sides.front() ? 0 : side;
+          break;
+        }
+      }
+    }
+    std::erase_if(cases, [&](const BenchmarkCase& c) {
+      const int side = sweep_side(c.name, name);
+      return cut && side >= cut;
+    });
+    const int last = cut ? *std::prev(std::lower_bound(sides.begin(), sides.end(), cut)) : sides.back();
+    note = fmt::format("sides {}..{}{}; {}", sides.front(), last,
+                       cut ? fmt::format("; {} is predicted to take {:.3g} s a pass, over the profile's budget of {:.3g} s "
+                                         "(--no-cap runs every side that fits)", cut, predicted, sweep.budget)
+                           : "",
+                       note);
+    std::fprintf(stderr, "ladderbench: model-sweep/%s: %s\n", name.c_str(), note.c_str());
+  }
+  std::erase_if(sweep_notes, [](const auto& entry) { return entry.second.empty(); });
+}
+
+std::vector<std::pair<std::string, std::string>> model_sweep_context() {
+  std::lock_guard lock(sweep_notes_mutex);
+  return sweep_notes;
 }
 
 }  // namespace ladder
