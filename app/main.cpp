@@ -335,7 +335,18 @@ int main(int argc, char** argv) {
   if (selected("overhead")) add(gpu_overhead_cases(request));
 #endif
   cases = apply_filter(cases, opt.filter);
-  if (cases.empty()) usage_error("no case to run: the suites, filter, rungs and sizes select nothing available");
+  if (cases.empty()) {
+    // Say why where a named rung is there but cannot run on this machine (no GPU, no AMX, ...).
+    for (const auto& rung : opt.rungs) {
+      for (const auto& g : reg.gemm)
+        if (g.name == rung && !g.unavailable_reason().empty())
+          usage_error(fmt::format("no case to run: {} is unavailable: {}", rung, g.unavailable_reason()));
+      for (const auto& b : model::backends())
+        if (b.name == rung && !b.unavailable_reason().empty())
+          usage_error(fmt::format("no case to run: {} is unavailable: {}", rung, b.unavailable_reason()));
+    }
+    usage_error("no case to run: the suites, filter, rungs and sizes select nothing available");
+  }
 
   // Refuse what cannot fit before allocating anything.
   for (const auto& c : cases) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU (CMake, nvcc and cuBLAS present; no network needed): build from
 # source with the CUDA backend required, run the GPU tests, then the GPU rungs' quick profile.
-# Leaves gpu-quick.json, ctest.log and gpu-check.log in the folder given (default: gpu-check-out).
+# Leaves gpu-quick.json (GEMM), gpu-suites.json (device suites, the model and its sweep),
+# ctest.log and gpu-check.log in the folder given (default: gpu-check-out).
 #   scripts/gpu-check.sh OUT_DIR
 # Debian's Google Benchmark, fmt and gtest are used where installed; otherwise the .deb files
 # in .deps/ (from scripts/gpu-deps.sh) are unpacked into build/gpu-deps and used from there
@@ -47,6 +48,13 @@ gpu_rungs=cuda-naive,cuda-tiled,cuda-regtile,cublas,cublas-tf32,cublas-f16,cubla
 build/gpu/ladderbench --suite gemm --profile quick --rungs "$gpu_rungs,avx512,openblas" \
   --benchmark_out="$out/gpu-quick.json" --benchmark_out_format=json
 bench=$?
+# The device suites and the model's GPU backends (with the cpu backend beside them), the
+# resolution sweep included (a pass may take 1 s in the quick profile).
+device_rungs=device-copy,device-triad,h2d-pinned,h2d-pageable,d2h-pinned,d2h-pageable,cuda,cuda-launch,cuda-sync
+device_rungs+=,cublas-small,cuda-chain,cuda-graph,cuda-tf32,cuda-f16,cpu
+build/gpu/ladderbench --suite stream,pcie,roofline,overhead,model,model-sweep --profile quick --rungs "$device_rungs" \
+  --benchmark_out="$out/gpu-suites.json" --benchmark_out_format=json
+bench=$(( bench | $? ))
 set -e
 echo "gpu-check: tests exit $tests, benchmark exit $bench, $(( $(date +%s) - start )) s in all"
 [ "$tests" -eq 0 ] && [ "$bench" -eq 0 ]

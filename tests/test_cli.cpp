@@ -75,10 +75,29 @@ TEST(Cli, HelpDescribesTheOptions) {
     EXPECT_NE(r.output.find(option), std::string::npos) << option;
 }
 
+// A rung or model backend that exists but cannot run here (no GPU, no AMX) is named with the
+// reason when it alone was asked for.
+TEST(Cli, AnUnavailableRungAloneIsRefusedWithItsReason) {
+  const Result list = run_ladderbench("--list");
+  for (const char* prefix : {"\nmodel/", "\ngemm/"}) {
+    for (std::size_t pos = 0; (pos = list.output.find(prefix, pos)) != std::string::npos; ++pos) {
+      const std::string line = list.output.substr(pos + 1, list.output.find('\n', pos + 1) - pos - 1);
+      const auto reason = line.find("unavailable: ");
+      if (reason == std::string::npos) continue;
+      const std::string suite = line.substr(0, line.find('/'));
+      const std::string rung = line.substr(suite.size() + 1, line.find(' ') - suite.size() - 1);
+      expect_usage_error(fmt::format("--suite {} --rungs {}", suite, rung),
+                         fmt::format("{} is unavailable: {}", rung, line.substr(reason + 13)));
+      return;
+    }
+  }
+  GTEST_SKIP() << "every rung is available on this machine";
+}
+
 TEST(Cli, ListShowsEveryRungWithItsStatus) {
   Result r = run_ladderbench("--list");
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* rung : {"gemm/boxed ", "gemm/naive ", "gemm/avx512 ", "gemm/amx "})
+  for (const char* rung : {"gemm/boxed ", "gemm/naive ", "gemm/avx512 ", "gemm/amx ", "model/naive ", "model/cpu "})
     EXPECT_NE(r.output.find(rung), std::string::npos) << rung << "\n" << r.output;
   std::size_t lines = 0, with_status = 0;
   for (std::size_t pos = 0; (pos = r.output.find("\ngemm/", pos)) != std::string::npos || lines == 0;) {

@@ -12,6 +12,10 @@
 #include "model/model_suite.hpp"
 #include "model/row_math.hpp"
 #include "model/vector_ops.hpp"
+#ifdef LADDER_HAVE_CUDA
+#include "cuda/cuda_device.hpp"
+#include "model/model_cuda.hpp"
+#endif
 
 namespace ladder::model {
 namespace {
@@ -164,6 +168,16 @@ void check_each_operation(const Ops& ops, const char* what) {
       ref.gelu(want.data(), rows * cols);
       for (std::size_t i = 0; i < v.size(); ++i) EXPECT_NEAR(v[i], want[i], 1e-5 * std::max(1.0, std::fabs(want[i]))) << i;
     }
+    {  // transpose (rows x cols → cols x rows), bias per column, residual add
+      const auto v = random_values(rows * cols, 1.0f, 9), bias = random_values(cols, 1.0f, 10), y = random_values(rows * cols, 1.0f, 11);
+      std::vector<float> t(v.size()), x = v;
+      ops.transpose(v.data(), rows, cols, t.data());
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t c = 0; c < cols; ++c) EXPECT_EQ(t[c * rows + r], v[r * cols + c]);
+      ops.add_bias(x.data(), bias.data(), rows, cols);
+      ops.add_into(x.data(), y.data(), rows * cols);
+      for (std::int64_t i = 0; i < rows * cols; ++i) EXPECT_FLOAT_EQ(x[i], v[i] + bias[i % cols] + y[i]) << i;
+    }
     {  // soft-argmax over an L-pixel image `cols` wide (rows of the distribution end mid-vector)
       const std::int64_t W = cols, L = W * 3;
       auto probs = random_values(L * L, 1.0f, 6);
@@ -190,6 +204,61 @@ TEST(ModelOps, EachElementwiseOperationMatchesTheDoubleLoops) {
   vector.avx512 = false;
   check_each_operation(vector, "vector ops, fallback forced");
 }
+
+#ifdef LADDER_HAVE_CUDA
+// The CUDA kernels through the same checks: each call copies its operands to the device and back.
+struct DeviceRoundTrip {
+  gpu::CudaOps ops{gpu::make_context()};
+  gpu::DeviceArray put(const float* p, std::int64_t n) const { return ops.upload(std::vector<float>(p, p + n)); }
+  void get(const gpu::DeviceArray& d, float* p) const {
+    const auto v = ops.download(d);
+    std::copy(v.begin(), v.end(), p);
+  }
+  void softmax_rows(float* m, std::int64_t rows, std::int64_t cols) const {
+    auto d = put(m, rows * cols);
+    ops.softmax_rows(d.data(), rows, cols);
+    get(d, m);
+  }
+  void soft_argmax(const float* probs, std::int64_t L, std::int64_t W, float* flow) const {
+    auto d = put(probs, L * L);
+    auto f = ops.make(2 * L);
+    ops.soft_argmax(d.data(), L, W, f.data());
+    get(f, flow);
+  }
+  void transpose(const float* in, std::int64_t rows, std::int64_t cols, float* out) const {
+    auto d = put(in, rows * cols);
+    auto t = ops.make(rows * cols);
+    ops.transpose(d.data(), rows, cols, t.data());
+    get(t, out);
+  }
+  void layernorm(const float* in, float* out, const float* gamma, const float* beta, std::int64_t rows, std::int64_t cols) const {
+    auto d = put(in, rows * cols), g = put(gamma, cols), b = put(beta, cols);
+    auto o = ops.make(rows * cols);
+    ops.layernorm(d.data(), o.data(), g.data(), b.data(), rows, cols);
+    get(o, out);
+  }
+  void add_bias(float* out, const float* bias, std::int64_t rows, std::int64_t cols) const {
+    auto d = put(out, rows * cols), b = put(bias, cols);
+    ops.add_bias(d.data(), b.data(), rows, cols);
+    get(d, out);
+  }
+  void gelu(float* v, std::int64_t count) const {
+    auto d = put(v, count);
+    ops.gelu(d.data(), count);
+    get(d, v);
+  }
+  void add_into(float* x, const float* y, std::int64_t count) const {
+    auto d = put(x, count), e = put(y, count);
+    ops.add_into(d.data(), e.data(), count);
+    get(d, x);
+  }
+};
+
+TEST(ModelOps, EachCudaKernelMatchesTheDoubleLoops) {
+  if (const auto& reason = cuda::unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  check_each_operation(DeviceRoundTrip{}, "CUDA");
+}
+#endif
 
 TEST(ModelOps, TheKernelsGeluFormulaIsTheTanhApproximation) {  // row_math.hpp, as the CUDA kernel runs it
   const ScalarOps<double> ref;
