@@ -321,6 +321,44 @@ def build_tables(measured, specs):
                             "value": value})
         cells.append(row)
     tables["stream"] = ([f"{r} ({d})" for r, d in kernels], columns, cells)
+
+    # The model: each backend's time a pass, per configuration; and on every machine the pass's
+    # f32 lower bound through that machine's roofline (each operation's FLOPs and bytes, from the
+    # result file that ran it).
+    configs, rows, cells = {}, [], []
+    for m in measured:
+        for key in m.order:
+            c = m.cases[key]
+            if c["suite"] != "model" or not c.get("ops"):
+                continue
+            config = c["label"].split(" (")[0].removeprefix("config ")
+            configs.setdefault(config, c)
+            if (c["rung"], c["dtype"], config) not in rows:
+                rows.append((c["rung"], c["dtype"], config))
+    for rung, dtype, config in rows:
+        row = []
+        for m in machines:
+            c = next((c for c in m.cases.values() if c["suite"] == "model" and c["rung"] == rung and c.get("ops")
+                      and c["label"].startswith(f"config {config} (")), None) if m.measured else None
+            if c and not c.get("error"):
+                seconds = sum(o.get("seconds", 0) for o in c["ops"].values())
+                row.append({"text": f"{seconds * 1e3:.3g} ms a pass · {fmt_rate(c.get('flops'), 'FLOP/s')}", "predicted": False,
+                            "value": seconds})
+            else:
+                row.append({"text": "", "predicted": not m.measured, "value": None})
+        cells.append(row)
+    labels = [f"{r} ({d}), {cfg}" for r, d, cfg in rows]
+    for config, c in configs.items():
+        row = []
+        for m in machines:
+            peak, bandwidth = m.peak("f32", "vector") or m.peak("f32"), m.bandwidth()
+            bound = sum(gemm_bound(o.get("flop_count", 0), o.get("byte_count", 0), peak, bandwidth, 0)
+                        for o in c["ops"].values()) if peak and bandwidth else None
+            row.append({"text": f"≈ {bound * 1e3:.3g} ms (f32 roofline bound, no per-call costs)" if bound else "", "predicted": True, "value": bound})
+        cells.append(row)
+        labels.append(f"lower bound (f32), {config}")
+    if rows:
+        tables["model: time a forward pass"] = (labels, columns, cells)
     return tables
 
 

@@ -28,6 +28,8 @@ def test_tables_put_measured_and_predicted_side_by_side(tmp_path, capsys):
     assert "## gemm" in md and "## stream" in md
     assert "openblas (f32)" in md and "≈" in md  # a measured rung and a predicted cell
     assert "NVIDIA H200" in md and "(spec)" in md
+    if any(b["run_name"].startswith("model/") for b in json.loads(RESULT.read_text())["benchmarks"]):
+        assert "## model: time a forward pass" in md and "ms a pass" in md and "f32 roofline bound" in md
     rows = (tmp_path / "tables.csv").read_text().splitlines()
     assert rows[0] == "workload,rung,machine,value,kind,text"
     assert any(",measured," in r for r in rows) and any(",predicted," in r for r in rows)
@@ -123,8 +125,11 @@ def test_plot_writes_png_and_svg(tmp_path, capsys):
     code, _, err = run(["plot", str(RESULT.parent), str(ROOT / "results" / "specs"), "--out", str(tmp_path)], capsys)
     assert code == 0, err
     stems = [f"ladder-{RESULT.parent.name}", f"roofline-{RESULT.parent.name}", "machines"]
-    if any(b["run_name"].startswith("model/") for b in json.loads(RESULT.read_text())["benchmarks"]):
+    names = [b["run_name"] for b in json.loads(RESULT.read_text())["benchmarks"]]
+    if any(n.startswith("model/") for n in names):
         stems.append(f"model-{RESULT.parent.name}")
+    if any(n.startswith("model-sweep/") for n in names):
+        stems.append(f"model-sweep-{RESULT.parent.name}")
     for stem in stems:
         assert (tmp_path / f"{stem}.png").stat().st_size > 1000
         assert (tmp_path / f"{stem}.svg").read_text().startswith("<?xml")
