@@ -229,8 +229,8 @@ void CublasGemm::gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n
   const std::int64_t a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
   const std::int64_t b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;
   const std::size_t needed = static_cast<std::size_t>(a_rows * a_cols + b_rows * b_cols);
-  if (context->scratch_count < needed) {
-    sync();
+  if (context->scratch_count < needed) {  // grow: wait until no queued GEMM reads the old scratch
+    cuda::check(cudaStreamSynchronize(context->stream), "cudaStreamSynchronize");
     if (context->scratch) cudaFree(context->scratch);
     context->scratch = nullptr;
     context->scratch_count = 0;
