@@ -2,11 +2,7 @@
 // functions usable on the device and on the host, so the index logic is unit-tested here
 // without a GPU (tests/test_cuda_tiling.cpp).
 #pragma once
-#ifdef __CUDACC__
-#define LADDER_HD __host__ __device__
-#else
-#define LADDER_HD
-#endif
+#include "../core/host_device.hpp"
 
 namespace ladder::cuda {
 

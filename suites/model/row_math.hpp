@@ -4,11 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
-#ifdef __CUDACC__
-#define LADDER_HD __host__ __device__
-#else
-#define LADDER_HD
-#endif
+#include "core/host_device.hpp"
 
 namespace ladder::model {
 
