@@ -302,7 +302,8 @@ struct RoundedGemm {
   float (*round)(float);
   void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a, std::int64_t lda,
             const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) const {
-    std::vector<float> ra((ta ? k : m) * lda), rb((tb ? n : k) * ldb);
+    // Only the span the operand covers: it may be a head's columns inside a wider buffer.
+    std::vector<float> ra(((ta ? k : m) - 1) * lda + (ta ? m : k)), rb(((tb ? n : k) - 1) * ldb + (tb ? k : n));
     for (std::size_t i = 0; i < ra.size(); ++i) ra[i] = round(a[i]);
     for (std::size_t i = 0; i < rb.size(); ++i) rb[i] = round(b[i]);
     LoopGemm{}.gemm(ta, tb, m, n, k, alpha, ra.data(), lda, rb.data(), ldb, beta, c, ldc);
