@@ -134,6 +134,16 @@ struct LoopGemm {
   }
 };
 
+// A Gemm policy may say `static constexpr bool kConcurrentCalls = true`: its calls may run from
+// several threads at once, each then single-threaded (OpenBLAS's OpenMP build does so inside a
+// parallel region). The attention heads' GEMMs, thin (head_dim wide), then run one head per
+// thread instead of each head split across all threads: 1.3-1.4x faster on `medium` here.
+template <class Gemm>
+constexpr bool concurrent_calls() {
+  if constexpr (requires { Gemm::kConcurrentCalls; }) return Gemm::kConcurrentCalls;
+  return false;
+}
+
 template <class Ops, class Gemm>
 class Forward {
  public:
@@ -186,9 +196,10 @@ class Forward {
       linear(h_, l.w_qkv, l.b_qkv, qkv_, C, 3 * C, Op::qkv_gemm, times);
       {
         OpScope s(ops_, times, Op::attn_scores);
-        for (std::int64_t hd = 0; hd < heads; ++hd)
+        for_each_head([&](std::int64_t hd) {
           gemm_.gemm(false, true, L, L, dh, T(1) / std::sqrt(T(dh)), qkv_.data() + hd * dh, 3 * C,
                      qkv_.data() + C + hd * dh, 3 * C, T(0), scores_.data() + hd * L * L, L);
+        });
       }
       {
         OpScope s(ops_, times, Op::attn_softmax);
@@ -196,9 +207,10 @@ class Forward {
       }
       {
         OpScope s(ops_, times, Op::attn_values);
-        for (std::int64_t hd = 0; hd < heads; ++hd)
+        for_each_head([&](std::int64_t hd) {
           gemm_.gemm(false, false, L, dh, L, T(1), scores_.data() + hd * L * L, L, qkv_.data() + 2 * C + hd * dh, 3 * C,
                      T(0), attn_.data() + hd * dh, C);
+        });
       }
       linear(attn_, l.w_out, l.b_out, tmp_, C, C, Op::out_gemm, times);
       add_into(x_, tmp_, times);
@@ -236,6 +248,18 @@ class Forward {
   };
 
   Array up(const std::vector<float>& v) const { return ops_.upload(v); }
+
+  // One call per head: on all threads at once where the Gemm policy allows it. Otherwise plain
+  // calls, outside any OpenMP region (an inactive one makes OpenBLAS run on one thread).
+  template <class PerHead>
+  void for_each_head(PerHead per_head) const {
+    if constexpr (concurrent_calls<Gemm>()) {
+#pragma omp parallel for schedule(static)
+      for (std::int64_t hd = 0; hd < c_.heads; ++hd) per_head(hd);
+    } else {
+      for (std::int64_t hd = 0; hd < c_.heads; ++hd) per_head(hd);
+    }
+  }
 
   void layernorm(const Array& in, Array& out, const Array& gamma, const Array& beta, OpTimes& times) const {
     OpScope s(ops_, times, Op::layernorm);

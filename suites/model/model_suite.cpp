@@ -35,6 +35,7 @@ namespace {
 #ifdef LADDER_HAVE_OPENBLAS
 // GEMMs through OpenBLAS (its OpenMP build), the rest on all cores.
 struct BlasGemm {
+  static constexpr bool kConcurrentCalls = true;
   bool parallel = true;
   void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
             std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) const {
