@@ -134,6 +134,12 @@ std::string format_ladder(const std::vector<LadderRow>& rows) {
                        boxed > 0 ? format_factor(row.flops / boxed) : "-");
     previous = row.flops;
   }
+  // A rate above the measured peak means the peak probe ran in a noisy spell: say so rather
+  // than let the figure stand unexplained.
+  for (const auto& row : rows)
+    if (row.error.empty() && row.peak_fraction > 1.05)
+      out += fmt::format("note: {} ran above the {} peak measured at the start ({:.0f}%): the probe must have met a busy "
+                         "machine; treat this run's % of peak with care\n", row.rung, row.dtype, row.peak_fraction * 100);
   return out;
 }
 

@@ -18,6 +18,10 @@ TEST(LadderTable, ShowsSpeedupsOverPreviousAndBoxedAndFailures) {
   EXPECT_NE(table.find("1000x"), std::string::npos) << table;   // autovec over boxed
   EXPECT_NE(table.find("FAILED: verification failed: output is all zero"), std::string::npos) << table;
   EXPECT_NE(table.find("17.0%"), std::string::npos) << table;
+  EXPECT_EQ(table.find("note:"), std::string::npos) << table;
+  rows.push_back({"onednn-bf16", "bf16", 1024, 2, 0.005, 3.8e11, 1.61, ""});
+  table = format_ladder(rows);
+  EXPECT_NE(table.find("note: onednn-bf16 ran above the bf16 peak measured at the start (161%)"), std::string::npos) << table;
 }
 
 // Four times the tokens in sixteen times the time: the sweep table calls that (HW)^2.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 namespace ladder {
 namespace {
@@ -76,10 +77,19 @@ Peaks measure_peaks(const Registry& registry, double seconds) {
       peaks.skipped.push_back(probe.name + ": " + reason);
       continue;
     }
-    for (int threads : {1, all}) {
-      peaks.measurements.push_back({probe.name, probe.dtype, threads, run_probe(probe, threads, seconds)});
-      if (all == 1) break;
+    const double one = run_probe(probe, 1, seconds);
+    peaks.measurements.push_back({probe.name, probe.dtype, 1, one});
+    if (all == 1) continue;
+    // All cores, best of five short trials. On a shared VM a neighbour can take a core for longer
+    // than those trials (the bf16 probe once read 235 GFLOP/s on two cores where 461 is usual,
+    // and a GEMM then showed 161% of "peak"): where the cores do not add up to 1.5x one core,
+    // look again a few times, 50 ms apart, and keep the best.
+    double best = run_probe(probe, all, seconds);
+    for (int retry = 0; retry < 4 && best < 1.5 * one; ++retry) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      best = std::max(best, run_probe(probe, all, seconds));
     }
+    peaks.measurements.push_back({probe.name, probe.dtype, all, best});
   }
   return peaks;
 }
