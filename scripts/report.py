@@ -538,19 +538,22 @@ def make_figures(measured, specs):
                 runs[c["rung"]] = c
         if not runs:
             continue
-        fig, ax = plt.subplots(figsize=(10, 1.2 + 0.6 * len(runs)))
+        fig, ax = plt.subplots(figsize=(10, 2.4 + 0.45 * len(runs)))
         ops = sorted({op for c in runs.values() for op in c["ops"]})
         colours = plt.cm.tab20.colors
         for row, (rung, c) in enumerate(sorted(runs.items())):
+            # Shares from the (median) seconds: medians of the shares themselves need not add up to 100%.
+            total = sum(o.get("seconds", 0) for o in c["ops"].values()) or 1
             left = 0.0
             for i, op in enumerate(ops):
-                share = c["ops"].get(op, {}).get("share", 0) * 100
+                share = c["ops"].get(op, {}).get("seconds", 0) / total * 100
                 ax.barh(row, share, left=left, color=colours[i % len(colours)], label=op if row == 0 else None)
                 left += share
         ax.set_yticks(range(len(runs)), [f"{r} (tokens {c['size']})" for r, c in sorted(runs.items())])
         ax.set_xlabel("% of the forward pass")
         ax.set_title(f"The model on {m.id}: where the time goes, by operation")
-        ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.35))
+        ax.set_xlim(0, 100)
+        ax.legend(fontsize=7, ncol=7, loc="upper center", bbox_to_anchor=(0.5, -0.3 * 4 / (len(runs) + 2)))
         fig.tight_layout()
         figures.append((f"The model on {m.id}, by operation", f"model-{m.id}", fig))
 
