@@ -53,7 +53,7 @@ std::vector<BenchmarkCase> model_cases(const SuiteRequest& request);
 // C, layers and heads (or --model's), from 16 up to where the memory given ends.
 std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request, double host_memory_bytes, double device_memory_bytes);
 // Unless --no-cap: drops the sides whose pass is predicted to exceed the profile's time budget
-// (1 s quick, 5 s full), predicting from a real pass at a smaller side. Run after the filter, so
+// (1 s quick, 5 s full), predicting from real passes at smaller sides. Run after the filter, so
 // that only what would run is tried. Says, on stderr and in the context, what each sweep covers.
 void trim_model_sweep(std::vector<BenchmarkCase>& cases, const SuiteRequest& request);
 std::vector<std::pair<std::string, std::string>> model_sweep_context();
