@@ -47,46 +47,62 @@ struct BlasGemm {
 #endif
 
 #ifdef LADDER_HAVE_ONEDNN
-// GEMMs with bf16 inputs and f32 accumulation through oneDNN (AMX where the CPU has it): each
-// operand is rounded to bf16 as it is packed (the conversion is part of the operation's time),
-// one matmul primitive per shape, made once and reused.
+// GEMMs with bf16 inputs and f32 accumulation through oneDNN (AMX where the CPU has it). Each
+// operand is converted to bf16 by a oneDNN reorder straight from its strided (and possibly
+// transposed) f32 layout, so the conversion is part of the operation's time; alpha and beta go
+// in as the matmul's output scale and sum post-op, so C is written in place. The primitives are
+// made once per shape and reused.
 struct OnednnBf16Gemm {
+  struct Plan {
+    dnnl::memory::desc a_f32, b_f32, a_bf16, b_bf16, c_f32;
+    dnnl::reorder to_a, to_b;
+    dnnl::matmul matmul;
+  };
   struct State {
     dnnl::engine engine{dnnl::engine::kind::cpu, 0};
     dnnl::stream stream{engine};
-    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, dnnl::matmul> primitives;
+    std::map<std::vector<double>, Plan> plans;
     std::vector<bf16> a, b;
-    std::vector<float> c;
   };
   bool parallel = true;
   std::shared_ptr<State> state = std::make_shared<State>();
 
   void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
             std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) const {
+    using dt = dnnl::memory::data_type;
+    using tag = dnnl::memory::format_tag;
     State& s = *state;
+    const std::vector<double> key = {double(trans_a), double(trans_b), double(m), double(n), double(k), alpha,
+                                     double(lda), double(ldb), beta, double(ldc)};
+    auto it = s.plans.find(key);
+    if (it == s.plans.end()) {
+      Plan p;
+      p.a_f32 = dnnl::memory::desc({m, k}, dt::f32, trans_a ? dnnl::memory::dims{1, lda} : dnnl::memory::dims{lda, 1});
+      p.b_f32 = dnnl::memory::desc({k, n}, dt::f32, trans_b ? dnnl::memory::dims{1, ldb} : dnnl::memory::dims{ldb, 1});
+      p.a_bf16 = dnnl::memory::desc({m, k}, dt::bf16, tag::ab);
+      p.b_bf16 = dnnl::memory::desc({k, n}, dt::bf16, tag::ab);
+      p.c_f32 = dnnl::memory::desc({m, n}, dt::f32, dnnl::memory::dims{ldc, 1});
+      p.to_a = dnnl::reorder(dnnl::reorder::primitive_desc(s.engine, p.a_f32, s.engine, p.a_bf16));
+      p.to_b = dnnl::reorder(dnnl::reorder::primitive_desc(s.engine, p.b_f32, s.engine, p.b_bf16));
+      dnnl::primitive_attr attr;
+      if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
+      if (beta != 0.0f) {
+        dnnl::post_ops sum;
+        sum.append_sum(beta);
+        attr.set_post_ops(sum);
+      }
+      p.matmul = dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(p.a_bf16, p.b_bf16, p.c_f32), attr, s.engine));
+      it = s.plans.emplace(key, std::move(p)).first;
+    }
+    const Plan& p = it->second;
     s.a.resize(m * k);
     s.b.resize(k * n);
-    s.c.resize(m * n);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < m; ++i)
-      for (std::int64_t p = 0; p < k; ++p) s.a[i * k + p] = to_bf16(trans_a ? a[p * lda + i] : a[i * lda + p]);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t p = 0; p < k; ++p)
-      for (std::int64_t j = 0; j < n; ++j) s.b[p * n + j] = to_bf16(trans_b ? b[j * ldb + p] : b[p * ldb + j]);
-    using tag = dnnl::memory::format_tag;
-    using dt = dnnl::memory::data_type;
-    dnnl::memory::desc a_md({m, k}, dt::bf16, tag::ab), b_md({k, n}, dt::bf16, tag::ab), c_md({m, n}, dt::f32, tag::ab);
-    auto key = std::make_tuple(m, n, k);
-    auto it = s.primitives.find(key);
-    if (it == s.primitives.end())
-      it = s.primitives.emplace(key, dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md), s.engine))).first;
-    it->second.execute(s.stream, {{DNNL_ARG_SRC, dnnl::memory(a_md, s.engine, s.a.data())},
-                                  {DNNL_ARG_WEIGHTS, dnnl::memory(b_md, s.engine, s.b.data())},
-                                  {DNNL_ARG_DST, dnnl::memory(c_md, s.engine, s.c.data())}});
+    dnnl::memory a16(p.a_bf16, s.engine, s.a.data()), b16(p.b_bf16, s.engine, s.b.data());
+    dnnl::memory a32(p.a_f32, s.engine, const_cast<float*>(a)), b32(p.b_f32, s.engine, const_cast<float*>(b));  // read only
+    p.to_a.execute(s.stream, a32, a16);
+    p.to_b.execute(s.stream, b32, b16);
+    p.matmul.execute(s.stream, {{DNNL_ARG_SRC, a16}, {DNNL_ARG_WEIGHTS, b16}, {DNNL_ARG_DST, dnnl::memory(p.c_f32, s.engine, c)}});
     s.stream.wait();
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < m; ++i)
-      for (std::int64_t j = 0; j < n; ++j) c[i * ldc + j] = alpha * s.c[i * n + j] + (beta == 0 ? 0 : beta * c[i * ldc + j]);
   }
 };
 #endif
