@@ -232,8 +232,7 @@ void print_list() {
     std::string status = reason.empty() ? "available" : "unavailable: " + reason;
     std::string cap = rung.max_n > 0 ? fmt::format("n<={}", rung.max_n) : "";
     fmt::print("gemm/{:<12} {:<5} {:<10} {:<8} {}\n", rung.name, dtype_name(rung.dtype),
-               rung.threading == Threading::all_cores ? "all cores" : rung.threading == Threading::device ? "GPU" : "1 core",
-               cap, status);
+               threading_name(rung.threading), cap, status);
     fmt::print("    {}\n", rung.summary);
   }
   fmt::print("stream/{{{}}}  f64, f32  all cores\n", fmt::join(stream_rung_names(), ","));
@@ -242,8 +241,7 @@ void print_list() {
   fmt::print("overhead/{{{}}}  and gemm at n = 1..64 through each library\n", fmt::join(overhead_rung_names(), ","));
   for (const auto& b : model::backends()) {
     std::string reason = b.unavailable_reason();
-    fmt::print("model/{:<11} {:<5} {:<10} {}\n", b.name, dtype_name(b.dtype),
-               b.place == model::Place::all_cores ? "all cores" : b.place == model::Place::device ? "GPU" : "1 core",
+    fmt::print("model/{:<11} {:<5} {:<10} {}\n", b.name, dtype_name(b.dtype), threading_name(b.threading),
                reason.empty() ? "available" : "unavailable: " + reason);
     fmt::print("    {}\n", b.summary);
   }
@@ -337,13 +335,14 @@ int main(int argc, char** argv) {
   cases = apply_filter(cases, opt.filter);
   if (cases.empty()) {
     // Say why where a named rung is there but cannot run on this machine (no GPU, no AMX, ...).
+    auto refuse_if_unavailable = [](const std::string& name, const std::string& reason) {
+      if (!reason.empty()) usage_error(fmt::format("no case to run: {} is unavailable: {}", name, reason));
+    };
     for (const auto& rung : opt.rungs) {
       for (const auto& g : reg.gemm)
-        if (g.name == rung && !g.unavailable_reason().empty())
-          usage_error(fmt::format("no case to run: {} is unavailable: {}", rung, g.unavailable_reason()));
+        if (g.name == rung) refuse_if_unavailable(rung, g.unavailable_reason());
       for (const auto& b : model::backends())
-        if (b.name == rung && !b.unavailable_reason().empty())
-          usage_error(fmt::format("no case to run: {} is unavailable: {}", rung, b.unavailable_reason()));
+        if (b.name == rung) refuse_if_unavailable(rung, b.unavailable_reason());
     }
     usage_error("no case to run: the suites, filter, rungs and sizes select nothing available");
   }

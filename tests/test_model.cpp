@@ -337,7 +337,7 @@ TEST(Model, TensorCoreRoundingStaysWithinTheGpuTolerance) {
 TEST(Model, TheFootprintCountsWhatTheForwardPassAllocates) {
   for (const Config& c : {*named_config("tiny"), *named_config("small"), Config{"odd", 3, 7, 10, 1, 2}})
     for (const Backend& b : backends()) {
-      if (!b.unavailable_reason().empty() || b.place == Place::device) continue;
+      if (!b.unavailable_reason().empty() || b.threading == Threading::device) continue;
       const double element = b.dtype == DType::f64 ? 8 : 4;
       EXPECT_EQ(b.prepare(c, make_weights(c), make_inputs(c)).allocated_bytes, footprint_bytes(c, element)) << b.name << " " << c.name;
     }

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -67,6 +68,10 @@ std::unique_ptr<GemmKernel> make_kernel(F&& body) {
 }
 
 enum class Threading { one_core, all_cores, device };
+
+constexpr std::string_view threading_name(Threading t) {
+  return t == Threading::all_cores ? "all cores" : t == Threading::device ? "GPU" : "1 core";
+}
 
 struct GemmRung {
   std::string name;  // "avx512": the case is gemm/<name>/<dtype>/n:<n>

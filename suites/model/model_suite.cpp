@@ -182,18 +182,18 @@ double output_error(const Output& got, const Output& reference) {
 const std::vector<Backend>& backends() {
   static const std::vector<Backend> all = [] {
     std::vector<Backend> b;
-    b.push_back({"reference", DType::f64, Place::one_core, "plain loops in double: the oracle", [] { return std::string(); },
+    b.push_back({"reference", DType::f64, Threading::one_core, "plain loops in double: the oracle", [] { return std::string(); },
                  [](const Config& c, const Weights& w, const Inputs& in) {
                    return make(c, w, in, ScalarOps<double>{}, LoopGemm{});
                  },
                  20});
-    b.push_back({"naive", DType::f32, Place::one_core, "single-threaded scalar f32 loops", [] { return std::string(); },
+    b.push_back({"naive", DType::f32, Threading::one_core, "single-threaded scalar f32 loops", [] { return std::string(); },
                  [](const Config& c, const Weights& w, const Inputs& in) {
                    return make(c, w, in, ScalarOps<float>{}, LoopGemm{});
                  },
                  1024});
 #ifdef LADDER_HAVE_OPENBLAS
-    b.push_back({"cpu", DType::f32, Place::all_cores,
+    b.push_back({"cpu", DType::f32, Threading::all_cores,
                  "f32: GEMMs through OpenBLAS, the rest AVX-512 (where present) on all cores", [] { return std::string(); },
                  [](const Config& c, const Weights& w, const Inputs& in) {
                    openblas_set_num_threads(omp_get_max_threads());
@@ -202,7 +202,7 @@ const std::vector<Backend>& backends() {
                  0});
 #endif
 #ifdef LADDER_HAVE_ONEDNN
-    b.push_back({"cpu-bf16", DType::bf16, Place::all_cores,
+    b.push_back({"cpu-bf16", DType::bf16, Threading::all_cores,
                  "GEMMs in bf16 through oneDNN (AMX where present), the rest as in cpu", [] { return std::string(); },
                  [](const Config& c, const Weights& w, const Inputs& in) {
                    return make(c, w, in, VectorOps{}, OnednnBf16Gemm{});
@@ -221,7 +221,7 @@ const std::vector<Backend>& backends() {
                             GpuMode{"cuda-tf32", DType::tf32, gpu::GemmMode::tf32, 80, "cuBLAS GEMMs on tensor cores in TF32, the rest as in cuda"},
                             GpuMode{"cuda-f16", DType::f16, gpu::GemmMode::f16, 70,
                                     "cuBLAS GEMMs on tensor cores with f16 operands (f32 accumulation), the rest as in cuda"}})
-      b.push_back({m.name, m.dtype, Place::device, m.summary, [m] { return cuda::unavailable_below(m.minimum_cc, m.name); },
+      b.push_back({m.name, m.dtype, Threading::device, m.summary, [m] { return cuda::unavailable_below(m.minimum_cc, m.name); },
                    [m](const Config& c, const Weights& w, const Inputs& in) {
                      auto context = gpu::make_context();
                      return make(c, w, in, gpu::CudaOps{context}, gpu::CublasGemm{context, m.mode});
@@ -302,11 +302,11 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
     }
     // Which roof bounds each operation on this machine, and how close it comes to it.
     std::string regimes;
-    const bool device = b.place == Place::device;
+    const bool device = b.threading == Threading::device;
     if (ceilings && (!device || !ceilings->device.name.empty())) {
-      const int threads = b.place == Place::all_cores ? ceilings->threads : 1;
+      const int threads = b.threading == Threading::all_cores ? ceilings->threads : 1;
       const double call = device                           ? ceilings->device.launch_seconds
-                          : b.place == Place::all_cores ? ceilings->fork_join_seconds
+                          : b.threading == Threading::all_cores ? ceilings->fork_join_seconds
                                                         : ceilings->call_seconds;
       for (int i = 0; i < kOps; ++i) {
         const double bandwidth = device ? ceilings->device.copy_bytes_per_second
@@ -327,7 +327,7 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
     state.counters["bytes"] = total_bytes;
     state.counters["tokens"] = static_cast<double>(c.tokens());
     state.counters["memory_bytes"] = pass.allocated_bytes;
-    state.counters["threads"] = b.place == Place::all_cores ? omp_get_max_threads() : 1;
+    state.counters["threads"] = b.threading == Threading::all_cores ? omp_get_max_threads() : 1;
     state.SetLabel(fmt::format("config {} ({}x{}, C={}, {} layers, {} heads); regimes: {}", c.name, c.height, c.width,
                                c.channels, c.layers, c.heads, regimes));
 }
@@ -336,7 +336,7 @@ BenchmarkCase model_case(std::string name, const Backend& b, const Config& c, co
   BenchmarkCase bc;
   bc.name = std::move(name);
   const double footprint = footprint_bytes(c, b.dtype == DType::f64 ? 8 : 4);
-  if (b.place == Place::device) {
+  if (b.threading == Threading::device) {
     bc.device_memory_bytes = footprint;
     bc.memory_bytes = 4.0 * (2.0 * c.channels * c.tokens() + 4.0 * c.tokens());  // inputs and outputs on the host
   } else {
@@ -432,7 +432,7 @@ std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request, double
   for (const Backend& b : backends()) {
     // The slow backends (reference, naive) stay out: their model cases show them at small sizes.
     if (b.max_layers_tokens || !rung_requested(request, b.name) || !b.unavailable_reason().empty()) continue;
-    const double memory = b.place == Place::device ? 0.9 * device_memory_bytes : 0.8 * host_memory_bytes;
+    const double memory = b.threading == Threading::device ? 0.9 * device_memory_bytes : 0.8 * host_memory_bytes;
     int last = 0;
     for (int side : sweep.sides) {
       const Config c = sweep_config(sweep, side);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/gemm.hpp"
 #include "forward.hpp"
 #include "model.hpp"
 #include "suite.hpp"
@@ -18,12 +19,10 @@ struct Prepared {
   double allocated_bytes = 0;                  // what the pass holds (footprint_bytes' count)
 };
 
-enum class Place { one_core, all_cores, device };
-
 struct Backend {
   std::string name;  // "reference", "naive", "cpu", "cpu-bf16", "cuda", ...
   DType dtype = DType::f32;  // the GEMMs' number format; everything else is f32 (f64 for the reference)
-  Place place = Place::one_core;
+  Threading threading = Threading::one_core;  // where it runs, as for the GEMM rungs
   std::string summary;
   std::function<std::string()> unavailable_reason = [] { return std::string(); };
   std::function<Prepared(const Config&, const Weights&, const Inputs&)> prepare;
