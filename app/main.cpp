@@ -319,13 +319,17 @@ int main(int argc, char** argv) {
   if (selected("roofline")) add(roofline_cases(request, machine));
   if (selected("overhead")) add(overhead_cases(request, machine));
   if (selected("model")) add(model_cases(request));
-  const double available = static_cast<double>(memory_available_bytes());
+  // What the cases may use: 80% of the host's available memory, 90% of the GPU's free memory. The
+  // GPU is asked only where a case needs it (the query starts a CUDA context).
+  const double available = static_cast<double>(memory_available_bytes()), host_usable = 0.8 * available;
+  std::optional<double> device_free;
+  auto device_usable = [&device_free] {
 #ifdef LADDER_HAVE_CUDA
-  const double device_available = cuda::free_memory_bytes();
-#else
-  const double device_available = 0;
+    if (!device_free) device_free = cuda::free_memory_bytes();
 #endif
-  if (selected("model-sweep")) add(model_sweep_cases(request, available, device_available));
+    return 0.9 * device_free.value_or(0);
+  };
+  if (selected("model-sweep")) add(model_sweep_cases(request, host_usable, device_usable()));
 #ifdef LADDER_HAVE_CUDA
   if (selected("stream")) add(gpu_stream_cases(request));
   if (selected("pcie")) add(gpu_pcie_cases(request));
@@ -349,12 +353,12 @@ int main(int argc, char** argv) {
 
   // Refuse what cannot fit before allocating anything.
   for (const auto& c : cases) {
-    if (available > 0 && c.memory_bytes > 0.8 * available)
+    if (available > 0 && c.memory_bytes > host_usable)
       usage_error(fmt::format("{} needs about {:.1f} GB for its buffers, but only {:.1f} GB of memory is available",
                               c.name, c.memory_bytes / 1e9, available / 1e9));
-    if (c.device_memory_bytes > 0 && c.device_memory_bytes > 0.9 * device_available)
+    if (c.device_memory_bytes > 0 && c.device_memory_bytes > device_usable())
       usage_error(fmt::format("{} needs about {:.1f} GB of GPU memory, but only {:.1f} GB is free on the device", c.name,
-                              c.device_memory_bytes / 1e9, device_available / 1e9));
+                              c.device_memory_bytes / 1e9, device_free.value_or(0) / 1e9));
   }
   if (selected("model-sweep")) trim_model_sweep(cases, request);
 

@@ -423,7 +423,7 @@ std::vector<BenchmarkCase> model_cases(const SuiteRequest& request) {
   return cases;
 }
 
-std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request, double host_memory_bytes, double device_memory_bytes) {
+std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request, double host_usable_bytes, double device_usable_bytes) {
   using namespace model;
   const SweepShape sweep = sweep_shape(request);
   std::vector<BenchmarkCase> cases;
@@ -432,7 +432,7 @@ std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request, double
   for (const Backend& b : backends()) {
     // The slow backends (reference, naive) stay out: their model cases show them at small sizes.
     if (b.max_layers_tokens || !rung_requested(request, b.name) || !b.unavailable_reason().empty()) continue;
-    const double memory = b.threading == Threading::device ? 0.9 * device_memory_bytes : 0.8 * host_memory_bytes;
+    const double memory = b.threading == Threading::device ? device_usable_bytes : host_usable_bytes;
     int last = 0;
     for (int side : sweep.sides) {
       const Config c = sweep_config(sweep, side);

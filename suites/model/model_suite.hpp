@@ -49,8 +49,9 @@ std::vector<std::string> backend_names();
 namespace ladder {
 std::vector<BenchmarkCase> model_cases(const SuiteRequest& request);
 // The resolution sweep: model-sweep/<backend>/<dtype>/side:<H=W> at the `large` configuration's
-// C, layers and heads (or --model's), from 16 up to where the memory given ends.
-std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request, double host_memory_bytes, double device_memory_bytes);
+// C, layers and heads (or --model's), from 16 up to where the memory a case may use (host, or GPU
+// for the CUDA backends) ends.
+std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request, double host_usable_bytes, double device_usable_bytes);
 // Unless --no-cap: drops the sides whose pass is predicted to exceed the profile's time budget
 // (1 s quick, 5 s full), predicting from real passes at smaller sides. Run after the filter, so
 // that only what would run is tried. Says, on stderr and in the context, what each sweep covers.
