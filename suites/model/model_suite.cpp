@@ -274,62 +274,65 @@ using namespace model;
 // Verifies the backend (once), then times passes of one configuration and reports each
 // operation's time, share, rates and regime against the machine's (or the device's) ceilings.
 void time_passes(benchmark::State& state, const Backend& b, const Config& c, const Ceilings* ceilings) {
-    if (auto verdict = verify(b); !verdict.empty()) {
-      state.SkipWithError(("verification failed: " + verdict).c_str());
-      return;
-    }
-    const Prepared pass = b.prepare(c, make_weights(c), make_inputs(c));
-    Output out;
-    OpTimes times;
-    for (auto _ : state) pass.run(out, times);
-    // Per operation type: seconds per pass, share of the pass, and rates from its FLOPs and bytes.
-    const auto costs = op_costs(c);
-    double total_flops = 0, total_bytes = 0, timed = 0;
-    for (int i = 0; i < kOps; ++i) timed += times.seconds[i];
-    using benchmark::Counter;
+  if (auto verdict = verify(b); !verdict.empty()) {
+    state.SkipWithError(("verification failed: " + verdict).c_str());
+    return;
+  }
+  const Prepared pass = b.prepare(c, make_weights(c), make_inputs(c));
+  Output out;
+  OpTimes times;
+  for (auto _ : state) pass.run(out, times);
+  // Per operation type: seconds per pass, share of the pass, and rates from its FLOPs and bytes.
+  const auto costs = op_costs(c);
+  double seconds_per_pass[kOps], total_flops = 0, total_bytes = 0, timed = 0;
+  for (int i = 0; i < kOps; ++i) {
+    seconds_per_pass[i] = times.seconds[i] / static_cast<double>(state.iterations());
+    timed += times.seconds[i];
+  }
+  using benchmark::Counter;
+  for (int i = 0; i < kOps; ++i) {
+    const std::string op = op_name(static_cast<Op>(i));
+    const double seconds = seconds_per_pass[i];
+    state.counters["op/" + op + "/seconds"] = seconds;
+    state.counters["op/" + op + "/share"] = timed > 0 ? times.seconds[i] / timed : 0;
+    state.counters["op/" + op + "/flops"] = seconds > 0 ? costs[i].flops / seconds : 0;
+    state.counters["op/" + op + "/bytes_per_second"] = seconds > 0 ? costs[i].bytes / seconds : 0;
+    // The counts themselves, so that report tools read them from here instead of redefining them.
+    state.counters["op/" + op + "/flop_count"] = costs[i].flops;
+    state.counters["op/" + op + "/byte_count"] = costs[i].bytes;
+    total_flops += costs[i].flops;
+    total_bytes += costs[i].bytes;
+  }
+  // Which roof bounds each operation on this machine, and how close it comes to it.
+  std::string regimes;
+  const bool device = b.threading == Threading::device;
+  if (ceilings && (!device || !ceilings->device.name.empty())) {
+    const int threads = b.threading == Threading::all_cores ? ceilings->threads : 1;
+    const double call = device                                ? ceilings->device.launch_seconds
+                        : b.threading == Threading::all_cores ? ceilings->fork_join_seconds
+                                                              : ceilings->call_seconds;
     for (int i = 0; i < kOps; ++i) {
-      const std::string op = op_name(static_cast<Op>(i));
-      const double seconds = times.seconds[i] / static_cast<double>(state.iterations());
-      state.counters["op/" + op + "/seconds"] = seconds;
-      state.counters["op/" + op + "/share"] = timed > 0 ? times.seconds[i] / timed : 0;
-      state.counters["op/" + op + "/flops"] = seconds > 0 ? costs[i].flops / seconds : 0;
-      state.counters["op/" + op + "/bytes_per_second"] = seconds > 0 ? costs[i].bytes / seconds : 0;
-      // The counts themselves, so that report tools read them from here instead of redefining them.
-      state.counters["op/" + op + "/flop_count"] = costs[i].flops;
-      state.counters["op/" + op + "/byte_count"] = costs[i].bytes;
-      total_flops += costs[i].flops;
-      total_bytes += costs[i].bytes;
+      const double bandwidth = device ? ceilings->device.copy_bytes_per_second
+                                      : ceilings->bandwidth(costs[i].bytes / costs[i].calls / threads, threads);
+      // GEMMs run in the backend's number format; everything else in f32 (f64 in the reference).
+      const Op op = static_cast<Op>(i);
+      const bool matrix = op == Op::corr_gemm || op == Op::qkv_gemm || op == Op::attn_scores || op == Op::attn_values ||
+                          op == Op::out_gemm || op == Op::mlp_gemm || op == Op::head_gemm;
+      const DType unit = matrix || b.dtype == DType::f64 ? b.dtype : DType::f32;
+      const double peak = device ? ceilings->device.peak(unit) : ceilings->peak(unit, threads);
+      Regime r = classify(costs[i].flops, peak, costs[i].bytes, bandwidth, call * costs[i].calls);
+      state.counters["op/" + std::string(op_name(op)) + "/roof_fraction"] =
+          seconds_per_pass[i] > 0 ? r.bound_seconds() / seconds_per_pass[i] : 0;
+      regimes += fmt::format("{}{}={}", regimes.empty() ? "" : ",", op_name(op), r.name);
     }
-    // Which roof bounds each operation on this machine, and how close it comes to it.
-    std::string regimes;
-    const bool device = b.threading == Threading::device;
-    if (ceilings && (!device || !ceilings->device.name.empty())) {
-      const int threads = b.threading == Threading::all_cores ? ceilings->threads : 1;
-      const double call = device                           ? ceilings->device.launch_seconds
-                          : b.threading == Threading::all_cores ? ceilings->fork_join_seconds
-                                                        : ceilings->call_seconds;
-      for (int i = 0; i < kOps; ++i) {
-        const double bandwidth = device ? ceilings->device.copy_bytes_per_second
-                                        : ceilings->bandwidth(costs[i].bytes / costs[i].calls / threads, threads);
-        // GEMMs run in the backend's number format; everything else in f32 (f64 in the reference).
-        const Op op = static_cast<Op>(i);
-        const bool matrix = op == Op::corr_gemm || op == Op::qkv_gemm || op == Op::attn_scores || op == Op::attn_values ||
-                            op == Op::out_gemm || op == Op::mlp_gemm || op == Op::head_gemm;
-        const DType unit = matrix || b.dtype == DType::f64 ? b.dtype : DType::f32;
-        const double peak = device ? ceilings->device.peak(unit) : ceilings->peak(unit, threads);
-        Regime r = classify(costs[i].flops, peak, costs[i].bytes, bandwidth, call * costs[i].calls);
-        const double seconds = times.seconds[i] / static_cast<double>(state.iterations());
-        state.counters["op/" + std::string(op_name(op)) + "/roof_fraction"] = seconds > 0 ? r.bound_seconds() / seconds : 0;
-        regimes += fmt::format("{}{}={}", regimes.empty() ? "" : ",", op_name(op), r.name);
-      }
-    }
-    state.counters["flops"] = Counter(total_flops, Counter::kIsIterationInvariantRate);
-    state.counters["bytes"] = total_bytes;
-    state.counters["tokens"] = static_cast<double>(c.tokens());
-    state.counters["memory_bytes"] = pass.allocated_bytes;
-    state.counters["threads"] = b.threading == Threading::all_cores ? omp_get_max_threads() : 1;
-    state.SetLabel(fmt::format("config {} ({}x{}, C={}, {} layers, {} heads); regimes: {}", c.name, c.height, c.width,
-                               c.channels, c.layers, c.heads, regimes));
+  }
+  state.counters["flops"] = Counter(total_flops, Counter::kIsIterationInvariantRate);
+  state.counters["bytes"] = total_bytes;
+  state.counters["tokens"] = static_cast<double>(c.tokens());
+  state.counters["memory_bytes"] = pass.allocated_bytes;
+  state.counters["threads"] = b.threading == Threading::all_cores ? omp_get_max_threads() : 1;
+  state.SetLabel(fmt::format("config {} ({}x{}, C={}, {} layers, {} heads); regimes: {}", c.name, c.height, c.width,
+                             c.channels, c.layers, c.heads, regimes));
 }
 
 BenchmarkCase model_case(std::string name, const Backend& b, const Config& c, const Ceilings* ceilings) {
