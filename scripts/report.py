@@ -129,8 +129,11 @@ def load_result_file(path):
             if counter.startswith("op/") and isinstance(value, (int, float)):
                 _, op, what = counter.split("/", 2)
                 ops.setdefault(op, {})[what] = float(value)
-        if ops:
+        if ops:  # a model case: its configuration and the time of a pass (its operations' median seconds)
             case["ops"] = ops
+            config = re.match(r"config (.+?) \(", case["label"])
+            case["config"] = config.group(1) if config else None
+            case["pass_seconds"] = sum(o.get("seconds", 0) for o in ops.values())
         regime = re.search(r"(compute|memory|overhead)-bound", case["label"])
         case["regime"] = regime.group(1) if regime else None
         if key not in m.cases:
@@ -331,17 +334,16 @@ def build_tables(measured, specs):
             c = m.cases[key]
             if c["suite"] != "model" or not c.get("ops"):
                 continue
-            config = c["label"].split(" (")[0].removeprefix("config ")
-            configs.setdefault(config, c)
-            if (c["rung"], c["dtype"], config) not in rows:
-                rows.append((c["rung"], c["dtype"], config))
+            configs.setdefault(c["config"], c)
+            if (c["rung"], c["dtype"], c["config"]) not in rows:
+                rows.append((c["rung"], c["dtype"], c["config"]))
     for rung, dtype, config in rows:
         row = []
         for m in machines:
             c = next((c for c in m.cases.values() if c["suite"] == "model" and c["rung"] == rung and c.get("ops")
-                      and c["label"].startswith(f"config {config} (")), None) if m.measured else None
+                      and c["config"] == config), None) if m.measured else None
             if c and not c.get("error"):
-                seconds = sum(o.get("seconds", 0) for o in c["ops"].values())
+                seconds = c["pass_seconds"]
                 row.append({"text": f"{seconds * 1e3:.3g} ms a pass · {fmt_rate(c.get('flops'), 'FLOP/s')}", "predicted": False,
                             "value": seconds})
             else:
@@ -543,7 +545,7 @@ def make_figures(measured, specs):
         colours = plt.cm.tab20.colors
         for row, (rung, c) in enumerate(sorted(runs.items())):
             # Shares from the (median) seconds: medians of the shares themselves need not add up to 100%.
-            total = sum(o.get("seconds", 0) for o in c["ops"].values()) or 1
+            total = c["pass_seconds"] or 1
             left = 0.0
             for i, op in enumerate(ops):
                 share = c["ops"].get(op, {}).get("seconds", 0) / total * 100
@@ -564,14 +566,14 @@ def make_figures(measured, specs):
         for c in m.cases.values():
             if c["suite"] == "model-sweep" and c.get("flops") and not c.get("error"):
                 tokens = c["size"] * c["size"]
-                sweeps.setdefault(f'{c["rung"]} ({c["dtype"]})', []).append((tokens, c["ops"]))
+                sweeps.setdefault(f'{c["rung"]} ({c["dtype"]})', []).append((tokens, c["pass_seconds"]))
         if not sweeps:
             continue
         fig, ax = plt.subplots(figsize=(8, 5))
         for label, points in sorted(sweeps.items()):
             points.sort()
             x = [t for t, _ in points]
-            y = [sum(o.get("seconds", 0) for o in ops.values()) for _, ops in points]
+            y = [seconds for _, seconds in points]
             ax.plot(x, y, "o-", label=label)
         x_last, y_last = x[-1], y[-1]
         guide = [x[0], x_last * 16]
@@ -691,7 +693,7 @@ def model_ops(measured, config):
     result file that ran it (the counts are defined once, in ladderbench)."""
     for m in measured:
         for c in m.cases.values():
-            if c["suite"] == "model" and c.get("ops") and f"config {config} (" in c["label"]:
+            if c["suite"] == "model" and c.get("ops") and c["config"] == config:
                 return c["ops"], c.get("memory_bytes"), c["label"].split(";")[0]
     return None, None, None
 
