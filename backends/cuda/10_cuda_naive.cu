@@ -20,22 +20,13 @@ __global__ void naive_kernel(int n, const float* __restrict__ a, const float* __
 }  // namespace
 
 GemmRung cuda_naive_rung() {
-  GemmRung rung;
-  rung.name = "cuda-naive";
-  rung.threading = Threading::device;
-  rung.self_timed = true;
-  rung.mechanism = "GPU";
-  rung.summary = "CUDA, one thread per element of C, operands from device memory";
-  rung.unavailable_reason = [] { return cuda::unavailable_reason(); };
-  rung.prepare = [](const GemmOperands& op) {
-    return cuda::make_device_gemm(op, DType::f32, [](const cuda::DeviceOperands& d) {
-      const int n = static_cast<int>(d.n), blocks = cuda::ElementGrid::blocks(n);
-      naive_kernel<<<dim3(blocks, blocks), dim3(cuda::ElementGrid::kTile, cuda::ElementGrid::kTile), 0,
-                     static_cast<cudaStream_t>(d.stream)>>>(n, static_cast<const float*>(d.a),
-                                                           static_cast<const float*>(d.b), d.c);
-    });
-  };
-  return rung;
+  return cuda::device_f32_rung(
+      "cuda-naive", "GPU", "CUDA, one thread per element of C, operands from device memory", [](const cuda::DeviceOperands& d) {
+        const int n = static_cast<int>(d.n), blocks = cuda::ElementGrid::blocks(n);
+        naive_kernel<<<dim3(blocks, blocks), dim3(cuda::ElementGrid::kTile, cuda::ElementGrid::kTile), 0,
+                       static_cast<cudaStream_t>(d.stream)>>>(n, static_cast<const float*>(d.a),
+                                                             static_cast<const float*>(d.b), d.c);
+      });
 }
 
 }  // namespace ladder

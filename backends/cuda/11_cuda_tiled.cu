@@ -31,21 +31,12 @@ __global__ void tiled_kernel(int n, const float* __restrict__ a, const float* __
 }  // namespace
 
 GemmRung cuda_tiled_rung() {
-  GemmRung rung;
-  rung.name = "cuda-tiled";
-  rung.threading = Threading::device;
-  rung.self_timed = true;
-  rung.mechanism = "cache tiling";
-  rung.summary = "CUDA, 32x32 shared-memory tiles of A and B per block";
-  rung.unavailable_reason = [] { return cuda::unavailable_reason(); };
-  rung.prepare = [](const GemmOperands& op) {
-    return cuda::make_device_gemm(op, DType::f32, [](const cuda::DeviceOperands& d) {
-      const int n = static_cast<int>(d.n), blocks = cuda::ElementGrid::blocks(n);
-      tiled_kernel<<<dim3(blocks, blocks), dim3(kTile, kTile), 0, static_cast<cudaStream_t>(d.stream)>>>(
-          n, static_cast<const float*>(d.a), static_cast<const float*>(d.b), d.c);
-    });
-  };
-  return rung;
+  return cuda::device_f32_rung(
+      "cuda-tiled", "cache tiling", "CUDA, 32x32 shared-memory tiles of A and B per block", [](const cuda::DeviceOperands& d) {
+        const int n = static_cast<int>(d.n), blocks = cuda::ElementGrid::blocks(n);
+        tiled_kernel<<<dim3(blocks, blocks), dim3(kTile, kTile), 0, static_cast<cudaStream_t>(d.stream)>>>(
+            n, static_cast<const float*>(d.a), static_cast<const float*>(d.b), d.c);
+      });
 }
 
 }  // namespace ladder

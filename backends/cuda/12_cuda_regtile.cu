@@ -62,22 +62,14 @@ regtile_kernel(int n, const float* __restrict__ a, const float* __restrict__ b, 
 }  // namespace
 
 GemmRung cuda_regtile_rung() {
-  GemmRung rung;
-  rung.name = "cuda-regtile";
-  rung.threading = Threading::device;
-  rung.self_timed = true;
-  rung.mechanism = "hand-written kernel";
-  rung.summary = "CUDA, 64x64 block tiles, 4x4 register blocks per thread, float4 loads";
-  rung.unavailable_reason = [] { return cuda::unavailable_reason(); };
-  rung.prepare = [](const GemmOperands& op) {
-    return cuda::make_device_gemm(op, DType::f32, [](const cuda::DeviceOperands& d) {
-      const int n = static_cast<int>(d.n), blocks = Tile::blocks(n);
-      regtile_kernel<<<dim3(blocks, blocks), dim3(Tile::kThreadsX, Tile::kThreadsY), 0,
-                       static_cast<cudaStream_t>(d.stream)>>>(n, static_cast<const float*>(d.a),
-                                                             static_cast<const float*>(d.b), d.c);
-    });
-  };
-  return rung;
+  return cuda::device_f32_rung("cuda-regtile", "hand-written kernel",
+                               "CUDA, 64x64 block tiles, 4x4 register blocks per thread, float4 loads",
+                               [](const cuda::DeviceOperands& d) {
+                                 const int n = static_cast<int>(d.n), blocks = Tile::blocks(n);
+                                 regtile_kernel<<<dim3(blocks, blocks), dim3(Tile::kThreadsX, Tile::kThreadsY), 0,
+                                                  static_cast<cudaStream_t>(d.stream)>>>(
+                                     n, static_cast<const float*>(d.a), static_cast<const float*>(d.b), d.c);
+                               });
 }
 
 }  // namespace ladder
