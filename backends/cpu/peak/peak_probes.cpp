@@ -57,8 +57,6 @@ double scalar_fma_f64_loop(std::int64_t iterations) {
 }
 #pragma GCC pop_options
 
-double scalar_fma_f64_loop(std::int64_t iterations);
-
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 double avx2_fma_loop(std::int64_t iterations) {
