@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(build-essential cmake ninja-build git pkg-config
           libbenchmark-dev libfmt-dev libgtest-dev nlohmann-json3-dev
-          libdnnl-dev libopenblas0-openmp libopenblas-openmp-dev python3 python3-venv chromium libbenchmark-tools)
+          libdnnl-dev ocl-icd-opencl-dev libopenblas0-openmp libopenblas-openmp-dev python3 python3-venv chromium libbenchmark-tools)
 
 missing=()
 for p in "${packages[@]}"; do
