@@ -16,16 +16,13 @@ class AmxKernelOnEmulatedTiles : public ::testing::TestWithParam<std::int64_t> {
 TEST_P(AmxKernelOnEmulatedTiles, MatchesReference) {
   const GemmInputs& in = cached_gemm_inputs(GetParam());
   amx::Packed p = amx::packed_shape(in.n);
-  AlignedBuffer<bf16> a(p.mp * p.kp), b(p.kp * p.np);
+  AlignedBuffer<bf16> a(p.a_elements()), b_panel(p.b_panel_elements());
   p.a = a.data();
-  p.b = b.data();
+  p.b_panel = b_panel.data();
   AlignedBuffer<float> c(in.n * in.n);
   std::fill(c.data(), c.data() + c.size(), std::numeric_limits<float>::quiet_NaN());
 #pragma omp parallel
-  {
-    amx::pack(p, in.a_bf16.data(), in.b_bf16.data());
-    amx::multiply<amx::EmulatedTiles>(p, c.data());
-  }
+  amx::gemm<amx::EmulatedTiles>(p, in.a_bf16.data(), in.b_bf16.data(), c.data());
   Verdict v = compare_to_reference(c.span(), in.reference.span(), dtype_tolerance(DType::bf16));
   EXPECT_TRUE(v.ok) << v.message;
   EXPECT_EQ(v.relative_error, 0.0) << "small-integer inputs are exact in bf16 and f32";

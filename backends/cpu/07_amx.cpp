@@ -54,10 +54,7 @@ struct HardwareTiles {
 
 void gemm_amx(const amx::Packed& packed, const bf16* a, const bf16* b, float* c) {
 #pragma omp parallel
-  {
-    amx::pack(packed, a, b);
-    amx::multiply<HardwareTiles>(packed, c);
-  }
+  amx::gemm<HardwareTiles>(packed, a, b, c);
 }
 
 }  // namespace
@@ -73,19 +70,19 @@ GemmRung amx_rung() {
   rung.dtype = DType::bf16;
   rung.threading = Threading::all_cores;
   rung.mechanism = "matrix units";
-  rung.summary = "hand-written AMX tile kernel (TDPBF16PS, 32x32 C blocks), bf16 in, f32 out, all cores";
+  rung.summary = "hand-written AMX tile kernel (TDPBF16PS, 32x32 C blocks, tile-ordered packing), bf16 in, f32 out, all cores";
   rung.unavailable_reason = [] { return isa_unavailable_reason(Isa::amx); };
   rung.prepare = [](const GemmOperands& op) {
     struct Buffers {
       amx::Packed shape;
-      AlignedBuffer<bf16> a, b;
+      AlignedBuffer<bf16> a, b_panel;
     };
     auto buf = std::make_shared<Buffers>();
     buf->shape = amx::packed_shape(op.n);
-    buf->a = AlignedBuffer<bf16>(buf->shape.mp * buf->shape.kp);
-    buf->b = AlignedBuffer<bf16>(buf->shape.kp * buf->shape.np);
+    buf->a = AlignedBuffer<bf16>(buf->shape.a_elements());
+    buf->b_panel = AlignedBuffer<bf16>(buf->shape.b_panel_elements());
     buf->shape.a = buf->a.data();
-    buf->shape.b = buf->b.data();
+    buf->shape.b_panel = buf->b_panel.data();
     return make_kernel([op, buf] { gemm_amx(buf->shape, op.a_bf16, op.b_bf16, op.c); });
   };
   return rung;

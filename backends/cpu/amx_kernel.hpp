@@ -2,7 +2,7 @@
 // load_b, multiply_accumulate, store_accumulators: whole steps, since AMX intrinsics take the
 // tile number as a literal) so that the same code runs on
 // AMX hardware (07_amx.cpp) and on a software model of the tile unit (tests/), which checks the
-// packing and indexing on machines without AMX.
+// packing and indexing on machines without AMX. gemm() is the entry point.
 //
 // Tiles: tmm0..3 hold a 32×32 f32 block of C (2×2 tiles of 16×16), tmm4..5 two 16×32 bf16 A
 // tiles, tmm6..7 two B tiles in VNNI layout (16 K-pairs × 16 columns × 2). One K step of 32
@@ -22,8 +22,9 @@ namespace ladder::amx {
 
 constexpr std::int64_t kTileRows = 16;
 constexpr std::int64_t kTileK = 32;       // bf16 elements per A tile row (64 bytes)
+constexpr std::int64_t kTileElements = kTileRows * kTileK;  // bf16 per A or B tile: 1 KB
 constexpr std::int64_t kBlock = 32;       // C block per step: 2×2 tiles
-constexpr std::int64_t kColumnSet = 256;  // columns whose B panels stay in L2 while rows pass
+constexpr std::int64_t kColumnSet = 256;  // columns of B packed at a time (1 MB at n = 2048)
 
 constexpr std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
 
@@ -45,12 +46,30 @@ inline TileConfig gemm_tile_config() {
   return cfg;
 }
 
-// Padded copies: A as mp×kp row-major bf16; B in VNNI layout, kp/2 rows of np×2 bf16, so that
-// element (k, j) sits at [(k/2)*np + j]*2 + k%2. Padding is zero, which adds nothing.
+// Padded copies in tile order: every 16×32 A tile and every 16-pair × 16-column B tile is 1 KB
+// of contiguous memory (tile row stride 64 bytes), and one row tile's (or column tile's) K steps
+// follow each other. Loading tiles straight from the n×n matrices instead uses a stride of n·2
+// bytes: at n = 2048 that is 4 KB, so all 16 rows of a tile fall into one L1 set (12 ways) and
+// loads miss; here a C block's K loop reads two sequential streams.
+//   A tile (r, s): rows 16r..16r+15, k 32s..32s+31, element (i, k) at [(i%16)*32 + k%32].
+//   B tile (c, s) of the current column set's panel: k 32s..32s+31, its columns 16c..16c+15 in
+//   VNNI order: (k, j) at [((k%32)/2)*32 + (j%16)*2 + k%2], a tile row holding 16 pairs of k.
+// A is packed whole; B one column set at a time into a panel that all threads share and that
+// stays in L2 while every row block passes over it (as oneDNN's brgemm copies B per block).
+// Padding is zero, which adds nothing.
 struct Packed {
   std::int64_t n = 0, mp = 0, kp = 0, np = 0;
-  bf16* a = nullptr;
-  bf16* b = nullptr;
+  bf16* a = nullptr;        // a_elements()
+  bf16* b_panel = nullptr;  // b_panel_elements()
+  std::int64_t k_steps() const { return kp / kTileK; }
+  std::int64_t a_elements() const { return mp * kp; }
+  std::int64_t b_panel_elements() const { return kp * std::min(np, kColumnSet); }
+  bf16* a_tile(std::int64_t row_tile, std::int64_t step) const {
+    return a + (row_tile * k_steps() + step) * kTileElements;
+  }
+  bf16* b_tile(std::int64_t col_tile_in_set, std::int64_t step) const {
+    return b_panel + (col_tile_in_set * k_steps() + step) * kTileElements;
+  }
 };
 
 inline Packed packed_shape(std::int64_t n) {
@@ -62,48 +81,81 @@ inline Packed packed_shape(std::int64_t n) {
   return p;
 }
 
-// Called inside a parallel region: each thread packs its share.
-inline void pack(const Packed& p, const bf16* a, const bf16* b) {
+// Each thread packs the 32-row blocks that the same static schedule gives it in gemm()'s row
+// loop, so the A it packs is the A it uses. A source row is read in order; its 64-byte pieces go
+// to consecutive K tiles.
+inline void pack_a(const Packed& p, const bf16* a) {
   const bf16 zero{0};
+  const std::int64_t n = p.n;
 #pragma omp for schedule(static) nowait
-  for (std::int64_t i = 0; i < p.mp; ++i) {
-    bf16* row = p.a + i * p.kp;
-    if (i < p.n) {
-      std::memcpy(row, a + i * p.n, sizeof(bf16) * p.n);
-      std::fill(row + p.n, row + p.kp, zero);
-    } else {
-      std::fill(row, row + p.kp, zero);
-    }
-  }
-#pragma omp for schedule(static)
-  for (std::int64_t kpair = 0; kpair < p.kp / 2; ++kpair) {
-    bf16* row = p.b + kpair * p.np * 2;
-    for (std::int64_t j = 0; j < p.np; ++j)
-      for (std::int64_t h = 0; h < 2; ++h) {
-        const std::int64_t k = kpair * 2 + h;
-        row[j * 2 + h] = (k < p.n && j < p.n) ? b[k * p.n + j] : zero;
+  for (std::int64_t i0 = 0; i0 < p.mp; i0 += kBlock)
+    for (std::int64_t i = i0; i < i0 + kBlock; ++i) {
+      bf16* dst = p.a_tile(i / kTileRows, 0) + (i % kTileRows) * kTileK;
+      for (std::int64_t s = 0; s < p.k_steps(); ++s, dst += kTileElements) {
+        const std::int64_t k0 = s * kTileK;
+        if (i < n && k0 + kTileK <= n) {
+          std::memcpy(dst, a + i * n + k0, sizeof(bf16) * kTileK);
+        } else {
+          for (std::int64_t kk = 0; kk < kTileK; ++kk) dst[kk] = (i < n && k0 + kk < n) ? a[i * n + k0 + kk] : zero;
+        }
       }
-  }
+    }
 }
 
-// C = A·B for the packed operands; every thread of the enclosing parallel region takes part.
+// Columns [j_begin, j_end) of B into the panel, split over the threads by K steps; each row pair
+// is read in order and interleaved into the column tiles.
+inline void pack_b_panel(const Packed& p, const bf16* b, std::int64_t j_begin, std::int64_t j_end) {
+  const bf16 zero{0};
+  const std::int64_t n = p.n;
+#pragma omp for schedule(static)
+  for (std::int64_t s = 0; s < p.k_steps(); ++s)
+    for (std::int64_t pair = 0; pair < kTileK / 2; ++pair) {
+      const std::int64_t k = s * kTileK + 2 * pair;
+      for (std::int64_t j0 = j_begin; j0 < j_end; j0 += kTileRows) {
+        bf16* dst = p.b_tile((j0 - j_begin) / kTileRows, s) + pair * kTileK;
+        if (k + 1 < n && j0 + kTileRows <= n) {
+          // Through plain uint16 arrays, which the compiler turns into a vector interleave.
+          std::uint16_t even[kTileRows], odd[kTileRows], pairs[kTileK];
+          std::memcpy(even, b + k * n + j0, sizeof(even));
+          std::memcpy(odd, b + (k + 1) * n + j0, sizeof(odd));
+          for (std::int64_t jj = 0; jj < kTileRows; ++jj) {
+            pairs[2 * jj] = even[jj];
+            pairs[2 * jj + 1] = odd[jj];
+          }
+          std::memcpy(dst, pairs, sizeof(pairs));
+        } else {
+          for (std::int64_t jj = 0; jj < kTileRows; ++jj)
+            for (std::int64_t h = 0; h < 2; ++h)
+              dst[2 * jj + h] = (k + h < n && j0 + jj < n) ? b[(k + h) * n + j0 + jj] : zero;
+        }
+      }
+    }
+}
+
+// C = A·B (n×n, row-major); called inside a parallel region, whose threads all take part.
 template <class Tiles>
-void multiply(const Packed& p, float* c) {
+void gemm(const Packed& p, const bf16* a, const bf16* b, float* c) {
+  pack_a(p, a);
   const TileConfig cfg = gemm_tile_config();
   Tiles::configure(&cfg);
   alignas(64) float scratch[kBlock * kBlock];
-  const std::int64_t a_stride = p.kp * 2, b_stride = p.np * 4;  // bytes per tile row
+  constexpr std::int64_t tile_stride = kTileK * sizeof(bf16);  // 64 bytes: packed tiles are dense
   for (std::int64_t col_set = 0; col_set < p.np; col_set += kColumnSet) {
     const std::int64_t col_set_end = std::min(p.np, col_set + kColumnSet);
+    // Its closing barrier also waits for every thread's pack_a.
+    pack_b_panel(p, b, col_set, col_set_end);
+    // Its closing barrier keeps the panel until every thread is done with it.
 #pragma omp for schedule(static)
     for (std::int64_t i0 = 0; i0 < p.mp; i0 += kBlock) {
+      const bf16 *upper = p.a_tile(i0 / kTileRows, 0), *lower = p.a_tile(i0 / kTileRows + 1, 0);
       for (std::int64_t j0 = col_set; j0 < col_set_end; j0 += kBlock) {
+        const std::int64_t col_tile = (j0 - col_set) / kTileRows;
+        const bf16 *left = p.b_tile(col_tile, 0), *right = p.b_tile(col_tile + 1, 0);
         Tiles::zero_accumulators();
-        for (std::int64_t k0 = 0; k0 < p.kp; k0 += kTileK) {
-          const bf16* a_tile = p.a + i0 * p.kp + k0;
-          const bf16* b_tile = p.b + ((k0 / 2) * p.np + j0) * 2;
-          Tiles::load_a(a_tile, a_tile + kTileRows * p.kp, a_stride);
-          Tiles::load_b(b_tile, b_tile + kTileRows * 2, b_stride);
+        for (std::int64_t s = 0; s < p.k_steps(); ++s) {
+          const std::int64_t offset = s * kTileElements;
+          Tiles::load_a(upper + offset, lower + offset, tile_stride);
+          Tiles::load_b(left + offset, right + offset, tile_stride);
           Tiles::multiply_accumulate();
         }
         const std::int64_t rows = std::min(kBlock, p.n - i0), cols = std::min(kBlock, p.n - j0);
