@@ -335,12 +335,45 @@ TEST(Model, TensorCoreRoundingStaysWithinTheGpuTolerance) {
 }
 
 TEST(Model, TheFootprintCountsWhatTheForwardPassAllocates) {
+  // After a pass, so that a conversion buffer that had to grow during it would show.
   for (const Config& c : {*named_config("tiny"), *named_config("small"), Config{"odd", 3, 7, 10, 1, 2}})
     for (const Backend& b : backends()) {
-      if (!b.unavailable_reason().empty() || b.threading == Threading::device) continue;
-      const double element = b.dtype == DType::f64 ? 8 : 4;
-      EXPECT_EQ(b.prepare(c, make_weights(c), make_inputs(c)).allocated_bytes, footprint_bytes(c, element)) << b.name << " " << c.name;
+      if (!b.unavailable_reason().empty()) continue;
+      Prepared pass = b.prepare(c, make_weights(c), make_inputs(c));
+      Output out;
+      OpTimes times;
+      pass.run(out, times);
+      EXPECT_EQ(pass.allocated_bytes(), backend_footprint_bytes(b, c)) << b.name << " " << c.name;
     }
+}
+
+// Records the operand elements of every GEMM call and what the pass reserved for them.
+struct OperandRecordingGemm {
+  std::shared_ptr<std::int64_t> reserved = std::make_shared<std::int64_t>(0), largest = std::make_shared<std::int64_t>(0);
+  void reserve_operands(std::int64_t elements) const { *reserved = elements; }
+  template <class T>
+  void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a, std::int64_t lda,
+            const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc) const {
+    *largest = std::max(*largest, m * k + k * n);
+    LoopGemm{}.gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+};
+
+TEST(Model, TheOperandBufferIsTheLargestGemmCallsOperands) {
+  for (const Config& c : {*named_config("tiny"), *named_config("small"), Config{"odd", 3, 7, 10, 1, 2},
+                          Config{"wide", 2, 3, 64, 1, 4}}) {  // wide: C > L, the MLP weights are the largest
+    OperandRecordingGemm recorder;
+    Output out;
+    OpTimes times;
+    Forward<ScalarOps<float>, OperandRecordingGemm>(c, make_weights(c), make_inputs(c), ScalarOps<float>{}, recorder)
+        .run(out, times);
+    EXPECT_EQ(*recorder.reserved, *recorder.largest) << c.name;
+    EXPECT_EQ(gemm_operand_elements(c), static_cast<double>(*recorder.largest)) << c.name;
+  }
+  // By hand: small (L = 256, C = 64): the second MLP GEMM, L·4C + 4C·C; medium (L = 1024,
+  // C = 128, head_dim 16): the attention values, L·L + L·16, which grow as (HW)².
+  EXPECT_EQ(gemm_operand_elements(*named_config("small")), 256.0 * 256 + 256 * 64);
+  EXPECT_EQ(gemm_operand_elements(*named_config("medium")), 1024.0 * 1024 + 1024 * 16);
 }
 
 // The sweep stops where memory ends: with room for the 48x48 pass and not the 64x64 one, and no

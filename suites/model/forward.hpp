@@ -171,6 +171,10 @@ class Forward {
     mlp_ = ops_.make(L * 4 * C);
     flow_ = ops_.make(2 * L);
     head_ = ops_.make(L * kHeadOutputs);
+    // A policy that converts GEMM operands (to bf16 or f16) gets its buffer now, so that no pass
+    // allocates and the footprint check before allocating covers it.
+    if constexpr (requires { gemm_.reserve_operands(std::int64_t{}); })
+      gemm_.reserve_operands(static_cast<std::int64_t>(gemm_operand_elements(c)));
   }
 
   void run(Output& out, OpTimes& times) {
@@ -237,7 +241,9 @@ class Forward {
         count += static_cast<double>(a->size());
     for (const Array* a : {&w_head_, &b_head_, &f1_, &f2_, &corr_, &scores_, &x_, &h_, &qkv_, &attn_, &tmp_, &mlp_, &flow_, &head_})
       count += static_cast<double>(a->size());
-    return count * sizeof(T);
+    double operands = 0;
+    if constexpr (requires { gemm_.operand_bytes(); }) operands = gemm_.operand_bytes();
+    return count * sizeof(T) + operands;
   }
 
   const Ops& ops() const { return ops_; }

@@ -1,5 +1,6 @@
 #include "model.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ladder::model {
@@ -76,12 +77,24 @@ std::vector<OpCost> op_costs(const Config& c) {
   return cost;
 }
 
-double footprint_bytes(const Config& c, int element) {
+double gemm_operand_elements(const Config& c) {
+  const double L = static_cast<double>(c.tokens()), C = c.channels, dh = c.head_dim();
+  const auto operands = [](double m, double n, double k) { return m * k + k * n; };
+  double largest = std::max(operands(L, L, C), operands(L, kHeadOutputs, C));  // correlation, head
+  if (c.layers > 0)
+    for (double e : {operands(L, 3 * C, C), operands(L, L, dh), operands(L, dh, L), operands(L, C, C),
+                     operands(L, 4 * C, C), operands(L, C, 4 * C)})  // qkv, scores, values, out, mlp1, mlp2
+      largest = std::max(largest, e);
+  return largest;
+}
+
+double footprint_bytes(const Config& c, int element, int operand_element) {
   const double L = static_cast<double>(c.tokens()), C = c.channels;
   const double volumes = L * L * (1 + c.heads);                 // correlation + attention scores
   const double tokens = L * C * (2 + 2 + 3 + 1 + 1 + 4);        // f1, f2, x, h, qkv, attn, tmp, mlp
   const double weights = c.layers * (12.0 * C * C + 13 * C) + 2 * C + 2;
-  return element * (volumes + tokens + weights + 4 * L);        // + flow and head outputs
+  return element * (volumes + tokens + weights + 4 * L)         // + flow and head outputs
+         + operand_element * gemm_operand_elements(c);
 }
 
 int first_resolution_over(double bytes, int channels, int layers, int heads, int element) {

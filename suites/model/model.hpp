@@ -40,10 +40,16 @@ struct OpCost {
 // The whole forward pass's cost per operation type (summed over layers and heads).
 std::vector<OpCost> op_costs(const Config& c);
 
+// The most elements the two operands of one of the pass's GEMMs hold (m·k + k·n): the backends
+// whose GEMMs take bf16 or f16 convert both operands into one buffer of this size. The
+// attention values' L x L probabilities make it O((HW)^2) too.
+double gemm_operand_elements(const Config& c);
+
 // Bytes the forward pass holds at its peak with `element` bytes per number: the correlation
 // volume (L x L), the attention scores (heads x L x L) and the token buffers; the weights and
-// inputs besides. The O((HW)^2) terms are what runs a device out of memory.
-double footprint_bytes(const Config& c, int element = 4);
+// inputs besides; and, with `operand_element` > 0 (2 for bf16 or f16 GEMM operands), the
+// conversion buffer. The O((HW)^2) terms are what runs a device out of memory.
+double footprint_bytes(const Config& c, int element = 4, int operand_element = 0);
 
 // The smallest square resolution H = W (in steps of 8) whose footprint exceeds `bytes`.
 int first_resolution_over(double bytes, int channels, int layers, int heads, int element = 4);

@@ -228,15 +228,8 @@ void CublasGemm::gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n
   // f16: each operand packed and rounded (the conversion is part of the operation's time).
   const std::int64_t a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
   const std::int64_t b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;
-  const std::size_t needed = static_cast<std::size_t>(a_rows * a_cols + b_rows * b_cols);
-  if (context->scratch_count < needed) {  // grow: wait until no queued GEMM reads the old scratch
-    cuda::check(cudaStreamSynchronize(context->stream), "cudaStreamSynchronize");
-    if (context->scratch) cudaFree(context->scratch);
-    context->scratch = nullptr;
-    context->scratch_count = 0;
-    cuda::check(cudaMalloc(&context->scratch, needed * sizeof(__half)), "cudaMalloc (f16 scratch)");
-    context->scratch_count = needed;
-  }
+  if (context->scratch_count < static_cast<std::size_t>(a_rows * a_cols + b_rows * b_cols))
+    reserve_operands(a_rows * a_cols + b_rows * b_cols);
   __half* a16 = context->scratch;
   __half* b16 = context->scratch + a_rows * a_cols;
   pack_f16_kernel<<<blocks_for(a_rows * a_cols), kThreads, 0, context->stream>>>(a, a_rows, a_cols, lda, a16);
@@ -247,5 +240,19 @@ void CublasGemm::gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n
                             CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                "cublasGemmEx (f16)");
 }
+
+void CublasGemm::reserve_operands(std::int64_t elements) const {
+  const std::size_t needed = static_cast<std::size_t>(elements);
+  if (mode != GemmMode::f16 || context->scratch_count >= needed) return;
+  // Wait until no queued GEMM reads the old buffer.
+  cuda::check(cudaStreamSynchronize(context->stream), "cudaStreamSynchronize");
+  if (context->scratch) cudaFree(context->scratch);
+  context->scratch = nullptr;
+  context->scratch_count = 0;
+  cuda::check(cudaMalloc(&context->scratch, needed * sizeof(__half)), "cudaMalloc (f16 scratch)");
+  context->scratch_count = needed;
+}
+
+double CublasGemm::operand_bytes() const { return static_cast<double>(context->scratch_count * sizeof(__half)); }
 
 }  // namespace ladder::model::gpu

@@ -58,6 +58,9 @@ struct CublasGemm {
   GemmMode mode = GemmMode::f32;
   void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
             std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) const;
+  // f16 mode: the device buffer both operands are packed into (nothing in the other modes).
+  void reserve_operands(std::int64_t elements) const;
+  double operand_bytes() const;
 };
 
 }  // namespace ladder::model::gpu

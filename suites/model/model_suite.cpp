@@ -62,10 +62,13 @@ struct OnednnBf16Gemm {
     dnnl::engine engine{dnnl::engine::kind::cpu, 0};
     dnnl::stream stream{engine};
     std::map<std::vector<double>, Plan> plans;
-    std::vector<bf16> a, b;
+    std::vector<bf16> operands;  // both operands of a call, converted: A, then B
   };
   bool parallel = true;
   std::shared_ptr<State> state = std::make_shared<State>();
+
+  void reserve_operands(std::int64_t elements) const { state->operands.resize(elements); }
+  double operand_bytes() const { return static_cast<double>(state->operands.size() * sizeof(bf16)); }
 
   void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
             std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) const {
@@ -95,9 +98,8 @@ struct OnednnBf16Gemm {
       it = s.plans.emplace(key, std::move(p)).first;
     }
     const Plan& p = it->second;
-    s.a.resize(m * k);
-    s.b.resize(k * n);
-    dnnl::memory a16(p.a_bf16, s.engine, s.a.data()), b16(p.b_bf16, s.engine, s.b.data());
+    if (s.operands.size() < static_cast<std::size_t>(m * k + k * n)) reserve_operands(m * k + k * n);
+    dnnl::memory a16(p.a_bf16, s.engine, s.operands.data()), b16(p.b_bf16, s.engine, s.operands.data() + m * k);
     dnnl::memory a32(p.a_f32, s.engine, const_cast<float*>(a)), b32(p.b_f32, s.engine, const_cast<float*>(b));  // read only
     p.to_a.execute(s.stream, a32, a16);
     p.to_b.execute(s.stream, b32, b16);
@@ -110,7 +112,8 @@ struct OnednnBf16Gemm {
 template <class Ops, class Gemm>
 Prepared make(const Config& c, const Weights& w, const Inputs& in, Ops ops, Gemm gemm) {
   auto forward = std::make_shared<Forward<Ops, Gemm>>(c, w, in, std::move(ops), std::move(gemm));
-  return {[forward](Output& out, OpTimes& times) { forward->run(out, times); }, forward->allocated_bytes()};
+  return {[forward](Output& out, OpTimes& times) { forward->run(out, times); },
+          [forward] { return forward->allocated_bytes(); }};
 }
 
 // The verifier every rung uses (NaN, Inf, all-zero or a size mismatch: an infinite error).
@@ -233,6 +236,11 @@ const std::vector<Backend>& backends() {
   return all;
 }
 
+double backend_footprint_bytes(const Backend& b, const Config& c) {
+  const bool converts_operands = b.dtype == DType::bf16 || b.dtype == DType::f16;
+  return footprint_bytes(c, b.dtype == DType::f64 ? 8 : 4, converts_operands ? 2 : 0);
+}
+
 std::vector<std::string> backend_names() {
   std::vector<std::string> names;
   for (const auto& b : backends()) names.push_back(b.name);
@@ -329,7 +337,7 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
   state.counters["flops"] = Counter(total_flops, Counter::kIsIterationInvariantRate);
   state.counters["bytes"] = total_bytes;
   state.counters["tokens"] = static_cast<double>(c.tokens());
-  state.counters["memory_bytes"] = pass.allocated_bytes;
+  state.counters["memory_bytes"] = pass.allocated_bytes();
   state.counters["threads"] = b.threading == Threading::all_cores ? omp_get_max_threads() : 1;
   state.SetLabel(fmt::format("config {} ({}x{}, C={}, {} layers, {} heads); regimes: {}", c.name, c.height, c.width,
                              c.channels, c.layers, c.heads, regimes));
@@ -338,7 +346,7 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
 BenchmarkCase model_case(std::string name, const Backend& b, const Config& c, const Ceilings* ceilings) {
   BenchmarkCase bc;
   bc.name = std::move(name);
-  const double footprint = footprint_bytes(c, b.dtype == DType::f64 ? 8 : 4);
+  const double footprint = backend_footprint_bytes(b, c);
   if (b.threading == Threading::device) {
     bc.device_memory_bytes = footprint;
     bc.memory_bytes = 4.0 * (2.0 * c.channels * c.tokens() + 4.0 * c.tokens());  // inputs and outputs on the host
@@ -439,7 +447,7 @@ std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request, double
     int last = 0;
     for (int side : sweep.sides) {
       const Config c = sweep_config(sweep, side);
-      if (footprint_bytes(c, 4) > memory) break;
+      if (backend_footprint_bytes(b, c) > memory) break;
       cases.push_back(model_case(fmt::format("model-sweep/{}/{}/side:{}", b.name, dtype_name(b.dtype), side), b, c, request.ceilings));
       last = side;
     }

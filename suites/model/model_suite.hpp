@@ -16,7 +16,7 @@ namespace ladder::model {
 // A backend made ready for one configuration: its weights and inputs in place.
 struct Prepared {
   std::function<void(Output&, OpTimes&)> run;  // one forward pass
-  double allocated_bytes = 0;                  // what the pass holds (footprint_bytes' count)
+  std::function<double()> allocated_bytes;     // what it holds now (footprint_bytes' count)
 };
 
 struct Backend {
@@ -30,6 +30,10 @@ struct Backend {
 };
 
 const std::vector<Backend>& backends();
+
+// footprint_bytes() for this backend's number formats: f64 for the reference, f32 otherwise,
+// and the bf16 or f16 copies of the GEMM operands where it makes them.
+double backend_footprint_bytes(const Backend& b, const Config& c);
 
 // Relative L2 error of flow and head against the reference, the larger of the two.
 double output_error(const Output& got, const Output& reference);
