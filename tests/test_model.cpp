@@ -347,6 +347,19 @@ TEST(Model, TheFootprintCountsWhatTheForwardPassAllocates) {
     }
 }
 
+// The label names oneDNN's kernels, so that a run on an AMX machine shows whether AMX was used.
+TEST(Model, TheBf16BackendNamesTheOnednnKernelsItRan) {
+  const auto it = std::find_if(backends().begin(), backends().end(), [](const Backend& b) { return b.name == "cpu-bf16"; });
+  if (it == backends().end()) GTEST_SKIP() << "no oneDNN in this build";
+  const Config c = *named_config("tiny");
+  Prepared pass = it->prepare(c, make_weights(c), make_inputs(c));
+  EXPECT_EQ(pass.gemm_implementation(), "") << "no call yet";
+  Output out;
+  OpTimes times;
+  pass.run(out, times);
+  EXPECT_NE(pass.gemm_implementation(), "");
+}
+
 // Records the operand elements of every GEMM call and what the pass reserved for them.
 struct OperandRecordingGemm {
   std::shared_ptr<std::int64_t> reserved = std::make_shared<std::int64_t>(0), largest = std::make_shared<std::int64_t>(0);

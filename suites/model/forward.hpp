@@ -247,6 +247,7 @@ class Forward {
   }
 
   const Ops& ops() const { return ops_; }
+  const Gemm& gemm_policy() const { return gemm_; }
 
  private:
   struct Layer {

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "ceilings.hpp"
 #include "core/compare.hpp"
@@ -57,6 +58,7 @@ struct OnednnBf16Gemm {
     dnnl::memory::desc a_f32, b_f32, a_bf16, b_bf16, c_f32;
     dnnl::reorder to_a, to_b;
     dnnl::matmul matmul;
+    std::string implementation;
   };
   struct State {
     dnnl::engine engine{dnnl::engine::kind::cpu, 0};
@@ -68,6 +70,14 @@ struct OnednnBf16Gemm {
   std::shared_ptr<State> state = std::make_shared<State>();
 
   void reserve_operands(std::int64_t elements) const { state->operands.resize(elements); }
+  // The matmul implementations the calls so far chose, each once ("brg:avx512_core_amx" on AMX).
+  std::string implementation() const {
+    std::set<std::string> names;
+    for (const auto& [key, plan] : state->plans) names.insert(plan.implementation);
+    std::string joined;
+    for (const auto& name : names) joined += (joined.empty() ? "" : "+") + name;
+    return joined;
+  }
   double operand_bytes() const { return static_cast<double>(state->operands.size() * sizeof(bf16)); }
 
   void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
@@ -94,7 +104,9 @@ struct OnednnBf16Gemm {
         sum.append_sum(beta);
         attr.set_post_ops(sum);
       }
-      p.matmul = dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(p.a_bf16, p.b_bf16, p.c_f32), attr, s.engine));
+      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(p.a_bf16, p.b_bf16, p.c_f32), attr, s.engine);
+      p.implementation = pd.impl_info_str();
+      p.matmul = dnnl::matmul(pd);
       it = s.plans.emplace(key, std::move(p)).first;
     }
     const Plan& p = it->second;
@@ -112,8 +124,11 @@ struct OnednnBf16Gemm {
 template <class Ops, class Gemm>
 Prepared make(const Config& c, const Weights& w, const Inputs& in, Ops ops, Gemm gemm) {
   auto forward = std::make_shared<Forward<Ops, Gemm>>(c, w, in, std::move(ops), std::move(gemm));
-  return {[forward](Output& out, OpTimes& times) { forward->run(out, times); },
-          [forward] { return forward->allocated_bytes(); }};
+  Prepared prepared{[forward](Output& out, OpTimes& times) { forward->run(out, times); },
+                    [forward] { return forward->allocated_bytes(); }};
+  if constexpr (requires { forward->gemm_policy().implementation(); })
+    prepared.gemm_implementation = [forward] { return forward->gemm_policy().implementation(); };
+  return prepared;
 }
 
 // The verifier every rung uses (NaN, Inf, all-zero or a size mismatch: an infinite error).
@@ -339,8 +354,10 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
   state.counters["tokens"] = static_cast<double>(c.tokens());
   state.counters["memory_bytes"] = pass.allocated_bytes();
   state.counters["threads"] = b.threading == Threading::all_cores ? omp_get_max_threads() : 1;
-  state.SetLabel(fmt::format("config {} ({}x{}, C={}, {} layers, {} heads); regimes: {}", c.name, c.height, c.width,
-                             c.channels, c.layers, c.heads, regimes));
+  const std::string gemms = pass.gemm_implementation();
+  state.SetLabel(fmt::format("config {} ({}x{}, C={}, {} layers, {} heads); {}regimes: {}", c.name, c.height, c.width,
+                             c.channels, c.layers, c.heads,
+                             gemms.empty() ? "" : "GEMMs: oneDNN " + gemms + "; ", regimes));
 }
 
 BenchmarkCase model_case(std::string name, const Backend& b, const Config& c, const Ceilings* ceilings) {

@@ -17,6 +17,8 @@ namespace ladder::model {
 struct Prepared {
   std::function<void(Output&, OpTimes&)> run;  // one forward pass
   std::function<double()> allocated_bytes;     // what it holds now (footprint_bytes' count)
+  // The library kernels its GEMMs ran on, where the library says (oneDNN: e.g. brg:avx512_core_amx).
+  std::function<std::string()> gemm_implementation = [] { return std::string(); };
 };
 
 struct Backend {
