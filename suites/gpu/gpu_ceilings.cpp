@@ -1,9 +1,13 @@
+// Compiled in every build: peak() is plain arithmetic that the GEMM and model suites call
+// whether or not a device exists; only the measuring needs the CUDA backend.
 #include "gpu_ceilings.hpp"
 
 #include <algorithm>
 
+#ifdef LADDER_HAVE_CUDA
 #include "cuda/cuda_device.hpp"
 #include "cuda/device_kernels.hpp"
+#endif
 
 namespace ladder {
 
@@ -22,8 +26,9 @@ double DeviceCeilings::peak(DType dtype) const {
   }
 }
 
-DeviceCeilings measure_device_ceilings(bool smoke) {
+DeviceCeilings measure_device_ceilings([[maybe_unused]] bool smoke) {
   DeviceCeilings d;
+#ifdef LADDER_HAVE_CUDA
   if (!cuda::unavailable_reason().empty()) return d;
   for (const auto& [key, value] : cuda::device_context())
     if (key == "gpu_name") d.name = value;
@@ -50,6 +55,7 @@ DeviceCeilings measure_device_ceilings(bool smoke) {
   timer.start();
   for (int i = 0; i < 1000; ++i) cuda::launch_empty(timer.stream());
   d.launch_seconds = timer.stop() / 1000;
+#endif
   return d;
 }
 
