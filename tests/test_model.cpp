@@ -351,6 +351,7 @@ TEST(Model, TheFootprintCountsWhatTheForwardPassAllocates) {
 TEST(Model, TheBf16BackendNamesTheOnednnKernelsItRan) {
   const auto it = std::find_if(backends().begin(), backends().end(), [](const Backend& b) { return b.name == "cpu-bf16"; });
   if (it == backends().end()) GTEST_SKIP() << "no oneDNN in this build";
+  if (!it->unavailable_reason().empty()) GTEST_SKIP() << it->unavailable_reason();
   const Config c = *named_config("tiny");
   Prepared pass = it->prepare(c, make_weights(c), make_inputs(c));
   EXPECT_EQ(pass.gemm_implementation(), "") << "no call yet";

@@ -5,9 +5,15 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "../core/registry.hpp"
+#include "onednn_support.hpp"
 
 namespace ladder {
 namespace {
+
+std::string onednn_version() {
+  const dnnl_version_t* v = dnnl_version();
+  return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
+}
 
 class OnednnMatmul final : public GemmKernel {
  public:
@@ -48,6 +54,7 @@ GemmRung onednn_rung(DType dtype) {
   rung.mechanism = dtype == DType::bf16 ? "matrix units" : "tuned library";
   rung.summary = dtype == DType::bf16 ? "oneDNN matmul, bf16 in, f32 out (AMX or AVX512_BF16), all cores"
                                       : "oneDNN matmul f32 (JIT for this ISA), all cores";
+  if (dtype == DType::bf16) rung.unavailable_reason = [] { return onednn_bf16_unavailable_reason(); };
   rung.prepare = [dtype](const GemmOperands& op) {
     return std::unique_ptr<GemmKernel>(std::make_unique<OnednnMatmul>(op, dtype));
   };
@@ -56,13 +63,27 @@ GemmRung onednn_rung(DType dtype) {
 
 }  // namespace
 
+const std::string& onednn_bf16_unavailable_reason() {
+  static const std::string reason = [] {
+    using dt = dnnl::memory::data_type;
+    const dnnl::memory::desc in({16, 16}, dt::bf16, dnnl::memory::format_tag::ab);
+    const dnnl::memory::desc out({16, 16}, dt::f32, dnnl::memory::format_tag::ab);
+    try {
+      dnnl::matmul::primitive_desc(dnnl::matmul::desc(in, in, out), dnnl::engine(dnnl::engine::kind::cpu, 0));
+      return std::string();
+    } catch (const dnnl::error& e) {
+      return "oneDNN " + onednn_version() + " has no bf16 matmul for this CPU (" + e.what() + ")";
+    }
+  }();
+  return reason;
+}
+
 void register_onednn(Registry& r) {
   r.add(onednn_rung(DType::f32));
   r.add(onednn_rung(DType::bf16));
   r.context.emplace_back("onednn_version", [] {
     const dnnl_version_t* v = dnnl_version();
-    return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) +
-           " (" + v->hash + ", cpu runtime " + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "omp" : "other") + ")";
+    return onednn_version() + " (" + v->hash + ", cpu runtime " + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "omp" : "other") + ")";
   });
 }
 

@@ -21,8 +21,9 @@
 #endif
 #ifdef LADDER_HAVE_ONEDNN
 #include <oneapi/dnnl/dnnl.hpp>
-
 #include <tuple>
+
+#include "onednn/onednn_support.hpp"
 #endif
 #ifdef LADDER_HAVE_CUDA
 #include "cuda/device_gemm.hpp"
@@ -221,7 +222,7 @@ const std::vector<Backend>& backends() {
 #endif
 #ifdef LADDER_HAVE_ONEDNN
     b.push_back({"cpu-bf16", DType::bf16, Threading::all_cores,
-                 "GEMMs in bf16 through oneDNN (AMX where present), the rest as in cpu", [] { return std::string(); },
+                 "GEMMs in bf16 through oneDNN (AMX where present), the rest as in cpu", [] { return onednn_bf16_unavailable_reason(); },
                  [](const Config& c, const Weights& w, const Inputs& in) {
                    return make(c, w, in, VectorOps{}, OnednnBf16Gemm{});
                  },
