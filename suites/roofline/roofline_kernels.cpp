@@ -21,8 +21,31 @@ std::pair<std::int64_t, std::int64_t> thread_range(std::int64_t blocks) {
 }  // namespace
 
 #pragma GCC push_options
-#pragma GCC target("avx512f,fma")
+#pragma GCC target("avx2,fma")
+namespace avx2 {
+namespace {
 
+inline __m256 load(const float* p) { return _mm256_loadu_ps(p); }
+inline __m256d load(const double* p) { return _mm256_loadu_pd(p); }
+inline void store(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
+inline void store(double* p, __m256d v) { _mm256_storeu_pd(p, v); }
+inline __m256 fma(__m256 x, __m256 a, __m256 b) { return _mm256_fmadd_ps(x, a, b); }
+inline __m256d fma(__m256d x, __m256d a, __m256d b) { return _mm256_fmadd_pd(x, a, b); }
+inline __m256 splat(float v) { return _mm256_set1_ps(v); }
+inline __m256d splat(double v) { return _mm256_set1_pd(v); }
+
+#include "vector_sweep.inc"
+
+}  // namespace
+}  // namespace avx2
+
+void avx2_f32(const float* in, float* out, std::int64_t n, int k, float a, float b) { avx2::vector_sweep(in, out, n, k, a, b); }
+void avx2_f64(const double* in, double* out, std::int64_t n, int k, double a, double b) { avx2::vector_sweep(in, out, n, k, a, b); }
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,fma")
+namespace avx512 {
 namespace {
 
 inline __m512 load(const float* p) { return _mm512_loadu_ps(p); }
@@ -34,39 +57,13 @@ inline __m512d fma(__m512d x, __m512d a, __m512d b) { return _mm512_fmadd_pd(x, 
 inline __m512 splat(float v) { return _mm512_set1_ps(v); }
 inline __m512d splat(double v) { return _mm512_set1_pd(v); }
 
-template <class T>
-void avx512_sweep(const T* in, T* out, std::int64_t n, int k, T a_value, T b_value) {
-  constexpr std::int64_t lanes = 64 / sizeof(T), block = kChains * lanes;
-  const std::int64_t blocks = n / block;
-#pragma omp parallel
-  {
-    const auto a = splat(a_value), b = splat(b_value);
-    auto [first, last] = thread_range(blocks);
-    for (std::int64_t blk = first; blk < last; ++blk) {
-      const std::int64_t i = blk * block;
-      decltype(splat(a_value)) v[kChains];
-#pragma GCC unroll 8
-      for (int c = 0; c < kChains; ++c) v[c] = load(in + i + c * lanes);
-      for (int j = 0; j < k; ++j) {
-#pragma GCC unroll 8
-        for (int c = 0; c < kChains; ++c) v[c] = fma(v[c], a, b);
-      }
-#pragma GCC unroll 8
-      for (int c = 0; c < kChains; ++c) store(out + i + c * lanes, v[c]);
-    }
-  }
-  for (std::int64_t i = blocks * block; i < n; ++i) {  // the ragged end, scalar
-    T y = in[i];
-    for (int j = 0; j < k; ++j) y = y * a_value + b_value;
-    out[i] = y;
-  }
-}
+#include "vector_sweep.inc"
 
 }  // namespace
+}  // namespace avx512
 
-void avx512_f32(const float* in, float* out, std::int64_t n, int k, float a, float b) { avx512_sweep(in, out, n, k, a, b); }
-void avx512_f64(const double* in, double* out, std::int64_t n, int k, double a, double b) { avx512_sweep(in, out, n, k, a, b); }
-
+void avx512_f32(const float* in, float* out, std::int64_t n, int k, float a, float b) { avx512::vector_sweep(in, out, n, k, a, b); }
+void avx512_f64(const double* in, double* out, std::int64_t n, int k, double a, double b) { avx512::vector_sweep(in, out, n, k, a, b); }
 #pragma GCC pop_options
 
 #pragma GCC push_options

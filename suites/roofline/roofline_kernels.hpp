@@ -20,8 +20,10 @@ struct RooflineProblem {
   double intensity() const { return flops() / bytes(); }
 };
 
-// All cores: vector (AVX-512, 8 independent vectors in flight) and scalar (8 independent
-// elements in flight, one lane each) variants.
+// All cores: vector (AVX-512 or AVX2, 8 independent vectors in flight) and scalar (8
+// independent elements in flight, one lane each) variants.
+void avx2_f32(const float* in, float* out, std::int64_t n, int k, float a, float b);
+void avx2_f64(const double* in, double* out, std::int64_t n, int k, double a, double b);
 void avx512_f32(const float* in, float* out, std::int64_t n, int k, float a, float b);
 void avx512_f64(const double* in, double* out, std::int64_t n, int k, double a, double b);
 void scalar_f32(const float* in, float* out, std::int64_t n, int k, float a, float b);

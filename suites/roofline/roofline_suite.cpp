@@ -27,6 +27,9 @@ struct Sweep {
   bool f64;
   int threads;
   const char* probe;  // the peak probe its FLOP/s are set against
+  Isa isa = Isa::scalar;  // what the CPU must offer (the scalar sweep's FMA comes with AVX2)
+  void (*f32)(const float*, float*, std::int64_t, int, float, float) = nullptr;
+  void (*f64_kernel)(const double*, double*, std::int64_t, int, double, double) = nullptr;
 };
 
 template <class T>
@@ -66,11 +69,9 @@ void run_compiled(benchmark::State& state, const Sweep& sweep, std::int64_t n, i
   auto kernel = [&] {
     const T a = static_cast<T>(g_multiplier), b = static_cast<T>(g_addend);
     if constexpr (sizeof(T) == 8) {
-      sweep.rung == "avx512" ? roofline::avx512_f64(buf.in.data(), buf.out.data(), n, k, a, b)
-                             : roofline::scalar_f64(buf.in.data(), buf.out.data(), n, k, a, b);
+      sweep.f64_kernel(buf.in.data(), buf.out.data(), n, k, a, b);
     } else {
-      sweep.rung == "avx512" ? roofline::avx512_f32(buf.in.data(), buf.out.data(), n, k, a, b)
-                             : roofline::scalar_f32(buf.in.data(), buf.out.data(), n, k, a, b);
+      sweep.f32(buf.in.data(), buf.out.data(), n, k, a, b);
     }
   };
   const double expected = buf.input_sum + static_cast<double>(n) * k;  // out[i] = in[i] + k
@@ -117,20 +118,25 @@ std::vector<int> roofline_intensities() {
   return ks;
 }
 
-std::vector<std::string> roofline_rung_names() { return {"scalar", "avx512", "boxed"}; }
+std::vector<std::string> roofline_rung_names() { return {"scalar", "avx2", "avx512", "boxed"}; }
 
 std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request, const MachineInfo& machine) {
+  using namespace roofline;
   const int all = machine.threads;
-  const std::vector<Sweep> sweeps = {{"scalar", false, all, "scalar-fma"}, {"scalar", true, all, "scalar-fma-f64"},
-                                     {"avx512", false, all, "avx512-fma"}, {"avx512", true, all, "avx512-fma-f64"},
-                                     {"boxed", true, 1, "scalar-fma-f64"}};
+  const std::vector<Sweep> sweeps = {
+      {"scalar", false, all, "scalar-fma", Isa::avx2, scalar_f32, nullptr},
+      {"scalar", true, all, "scalar-fma-f64", Isa::avx2, nullptr, scalar_f64},
+      {"avx2", false, all, "avx2-fma", Isa::avx2, avx2_f32, nullptr},
+      {"avx2", true, all, "avx2-fma-f64", Isa::avx2, nullptr, avx2_f64},
+      {"avx512", false, all, "avx512-fma", Isa::avx512, avx512_f32, nullptr},
+      {"avx512", true, all, "avx512-fma-f64", Isa::avx512, nullptr, avx512_f64},
+      {"boxed", true, 1, "scalar-fma-f64"}};
   const std::int64_t array_bytes = large_array_bytes(request, cache::last_level_cache_bytes(machine));
   const bool smoke = request.profile == "smoke";
   std::vector<BenchmarkCase> cases;
   for (const Sweep& sweep : sweeps) {
     if (!rung_requested(request, sweep.rung)) continue;
-    if (sweep.rung == "avx512" && !isa_unavailable_reason(Isa::avx512).empty()) continue;
-    if (sweep.rung == "scalar" && !isa_unavailable_reason(Isa::avx2).empty()) continue;  // needs FMA
+    if (!isa_unavailable_reason(sweep.isa).empty()) continue;
     const std::size_t element = sweep.f64 ? 8 : 4;
     const std::int64_t n = sweep.rung == "boxed" ? (smoke ? 257 : kBoxedElements) : array_bytes / static_cast<std::int64_t>(element) + (smoke ? 3 : 0);
     for (int k : roofline_intensities()) {

@@ -73,6 +73,21 @@ double avx2_fma_loop(std::int64_t iterations) {
   g_sink = _mm256_cvtss_f32(sum);
   return 2.0 * 8 * kAcc * static_cast<double>(iterations);
 }
+
+double avx2_fma_f64_loop(std::int64_t iterations) {
+  constexpr int kAcc = 12;
+  __m256d acc[kAcc];
+  const __m256d m = _mm256_set1_pd(0.999999), c = _mm256_set1_pd(1e-3);
+  for (int i = 0; i < kAcc; ++i) acc[i] = _mm256_set1_pd(static_cast<double>(i));
+  for (std::int64_t it = 0; it < iterations; ++it) {
+#pragma GCC unroll 12
+    for (int i = 0; i < kAcc; ++i) acc[i] = _mm256_fmadd_pd(acc[i], m, c);
+  }
+  __m256d sum = acc[0];
+  for (int i = 1; i < kAcc; ++i) sum = _mm256_add_pd(sum, acc[i]);
+  g_sink = static_cast<float>(_mm256_cvtsd_f64(sum));
+  return 2.0 * 4 * kAcc * static_cast<double>(iterations);
+}
 #pragma GCC pop_options
 
 #pragma GCC push_options
@@ -172,6 +187,7 @@ void register_peak_probes(Registry& r) {
   r.add(PeakProbe{"avx2-fma", DType::f32, Isa::avx2, avx2_fma_loop});
   r.add(PeakProbe{"avx512-fma", DType::f32, Isa::avx512, avx512_fma_loop});
   r.add(PeakProbe{"scalar-fma-f64", DType::f64, Isa::avx2, scalar_fma_f64_loop});
+  r.add(PeakProbe{"avx2-fma-f64", DType::f64, Isa::avx2, avx2_fma_f64_loop});
   r.add(PeakProbe{"avx512-fma-f64", DType::f64, Isa::avx512, avx512_fma_f64_loop});
   r.add(PeakProbe{"avx512-bf16", DType::bf16, Isa::avx512_bf16, avx512_bf16_loop});
   r.add(PeakProbe{"amx-bf16", DType::bf16, Isa::amx, amx_bf16_loop});
