@@ -257,6 +257,7 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
   AddCustomContext("machine_id", machine_id(m));
   AddCustomContext("cpu_model", m.cpu_model);
   AddCustomContext("cpu_vendor", m.cpu_vendor);
+  AddCustomContext("cpu_microarchitecture", m.microarchitecture.empty() ? "unknown" : m.microarchitecture);
   AddCustomContext("cpu_isa_flags", m.isa_flags);
   AddCustomContext("cpu_logical_cores", std::to_string(m.logical_cpus));
   AddCustomContext("threads", std::to_string(m.threads));

@@ -118,7 +118,7 @@ std::vector<TheoreticalFigure> theoretical_figures(const MachineInfo& machine) {
   int f32_per_cycle = 0;
   std::string units;
   if (f.vendor == "AuthenticAMD" && f.family == 0x19 && f.avx2) {
-    f32_per_cycle = 32, units = "Zen 3/4: 2 FMA pipes x 8 f32 lanes x 2";
+    f32_per_cycle = 32, units = (machine.microarchitecture == "zen4" ? "Zen 4" : "Zen 3") + std::string(": 2 FMA pipes x 8 f32 lanes x 2");
   } else if (f.vendor == "AuthenticAMD" && f.family == 0x1a && f.avx512f) {
     f32_per_cycle = 64, units = "Zen 5: 2 FMA pipes x 16 f32 lanes x 2";
   } else if (f.vendor == "GenuineIntel" && f.amx_tile && f.avx512f) {

@@ -81,8 +81,20 @@ TEST(Machine, IdIsAFolderName) {
   m.cpu_model = "AMD EPYC 9965 192-Core Processor";
   m.logical_cpus = 384;
   EXPECT_EQ(machine_id(m), "amd-epyc-9965-192-core-384c");
-  m.cpu_model = "";
+  m.microarchitecture = "zen5";  // the brand's model number is enough
+  EXPECT_EQ(machine_id(m), "amd-epyc-9965-192-core-384c");
+  // A VM's brand without a model: Zen 3 and Zen 4 guests must not share a folder.
+  m.cpu_model = "AMD EPYC";
   m.logical_cpus = 2;
+  m.microarchitecture = microarchitecture("AuthenticAMD", 0x19, 0x01);
+  EXPECT_EQ(machine_id(m), "amd-epyc-zen3-2c");
+  m.microarchitecture = microarchitecture("AuthenticAMD", 0x19, 0x11);
+  EXPECT_EQ(machine_id(m), "amd-epyc-zen4-2c");
+  m.microarchitecture = "";
+  EXPECT_EQ(machine_id(m), "amd-epyc-2c");
+  EXPECT_EQ(microarchitecture("GenuineIntel", 6, 0x8f), "sapphire-rapids");
+  EXPECT_EQ(microarchitecture("GenuineIntel", 6, 0x01), "");
+  m.cpu_model = "";
   EXPECT_EQ(machine_id(m), "unknown-cpu-2c");
   MachineInfo here = machine_info();
   EXPECT_GT(here.logical_cpus, 0);

@@ -162,6 +162,24 @@ std::optional<Isa> parse_isa(std::string_view name) {
 Isa max_isa() { return max_isa_setting().isa; }
 std::string max_isa_error() { return max_isa_setting().error; }
 
+std::string microarchitecture(std::string_view vendor, int family, int model) {
+  if (vendor == "AuthenticAMD") {  // AMD's family 17h-1Ah model ranges
+    if (family == 0x17) return model < 0x30 ? "zen" : "zen2";
+    if (family == 0x19) return (model >= 0x10 && model < 0x20) || (model >= 0x60 && model < 0xb0) ? "zen4" : "zen3";
+    if (family == 0x1a) return "zen5";
+  }
+  if (vendor == "GenuineIntel" && family == 6) {  // the Xeon server cores
+    switch (model) {
+      case 0x55: return "skylake-sp";  // also Cascade Lake and Cooper Lake
+      case 0x6a: case 0x6c: return "icelake-sp";
+      case 0x8f: return "sapphire-rapids";
+      case 0xcf: return "emerald-rapids";
+      case 0xad: case 0xae: return "granite-rapids";
+    }
+  }
+  return {};
+}
+
 std::string isa_unavailable_reason(Isa isa) {
   if (isa > max_isa())
     return "capped by LADDER_MAX_ISA=" + std::string(isa_name(max_isa()));

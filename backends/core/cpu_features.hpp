@@ -22,6 +22,11 @@ struct CpuFeatures {
 
 const CpuFeatures& cpu_features();
 
+// The core's microarchitecture from cpuid's vendor, family and model ("zen3", "zen4",
+// "sapphire-rapids", ...), for the server and desktop cores we know; empty otherwise. A
+// hypervisor may hide the model number from the brand string ("AMD EPYC"), never this.
+std::string microarchitecture(std::string_view vendor, int family, int model);
+
 // ISA levels of the hand-written rungs and probes, in increasing order.
 enum class Isa { scalar, avx2, avx512, avx512_bf16, amx };
 

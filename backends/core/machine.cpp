@@ -72,6 +72,7 @@ MachineInfo machine_info() {
   const CpuFeatures& f = cpu_features();
   m.cpu_model = f.brand.empty() ? "unknown CPU" : f.brand;
   m.cpu_vendor = f.vendor;
+  m.microarchitecture = microarchitecture(f.vendor, f.family, f.model);
   m.isa_flags = f.flags();
   m.logical_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   m.threads = omp_get_max_threads();
@@ -111,6 +112,8 @@ std::string machine_id(const MachineInfo& info) {
       word.clear();
     }
   }
+  const bool names_a_model = std::any_of(model.begin(), model.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
+  if (!names_a_model && !words.empty() && !info.microarchitecture.empty()) words.push_back(info.microarchitecture);
   std::string slug;
   for (const auto& w : words) slug += (slug.empty() ? "" : "-") + w;
   if (slug.empty()) slug = "unknown-cpu";

@@ -16,6 +16,7 @@ struct CacheLevel {
 
 struct MachineInfo {
   std::string cpu_model, cpu_vendor, isa_flags;
+  std::string microarchitecture;  // from cpuid: "zen4"; empty where we do not know the core
   int logical_cpus = 0;
   int threads = 0;  // what the all-core rungs use (OpenMP's max threads)
   std::vector<CacheLevel> caches;
@@ -25,7 +26,10 @@ struct MachineInfo {
 
 MachineInfo machine_info();
 
-// A stable, filesystem-safe name for this machine's results folder, e.g. "amd-epyc-2c".
+// A stable, filesystem-safe name for this machine's results folder: the brand string's words
+// and the logical CPU count ("amd-epyc-9965-192-core-384c"); where the brand names no model
+// (a VM's "AMD EPYC"), the microarchitecture joins it, so that two kinds of core do not share
+// one folder ("amd-epyc-zen4-2c").
 std::string machine_id(const MachineInfo& info);
 
 // Bytes of memory available now (MemAvailable), for refusing sizes that cannot fit.
