@@ -17,7 +17,7 @@ std::string onednn_version() {
 
 class OnednnMatmul final : public GemmKernel {
  public:
-  OnednnMatmul(const GemmOperands& op, DType dtype) : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {
+  OnednnMatmul(const GemmOperands& op, DType dtype) : engine_(onednn_cpu_engine()), stream_(engine_) {
     using tag = dnnl::memory::format_tag;
     using dt = dnnl::memory::data_type;
     const dt input = dtype == DType::bf16 ? dt::bf16 : dt::f32;
@@ -63,16 +63,32 @@ GemmRung onednn_rung(DType dtype) {
 
 }  // namespace
 
+dnnl::engine onednn_cpu_engine() {
+  static const bool capped = [] {
+    switch (max_isa()) {
+      case Isa::scalar: dnnl::set_max_cpu_isa(dnnl::cpu_isa::sse41); break;  // oneDNN's lowest
+      case Isa::avx2: dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx2); break;
+      case Isa::avx512: dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx512_core_vnni); break;  // no bf16
+      case Isa::avx512_bf16: dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx512_core_bf16); break;
+      case Isa::amx: break;  // no cap
+    }
+    return true;
+  }();
+  (void)capped;
+  return dnnl::engine(dnnl::engine::kind::cpu, 0);
+}
+
 const std::string& onednn_bf16_unavailable_reason() {
   static const std::string reason = [] {
     using dt = dnnl::memory::data_type;
     const dnnl::memory::desc in({16, 16}, dt::bf16, dnnl::memory::format_tag::ab);
     const dnnl::memory::desc out({16, 16}, dt::f32, dnnl::memory::format_tag::ab);
     try {
-      dnnl::matmul::primitive_desc(dnnl::matmul::desc(in, in, out), dnnl::engine(dnnl::engine::kind::cpu, 0));
+      dnnl::matmul::primitive_desc(dnnl::matmul::desc(in, in, out), onednn_cpu_engine());
       return std::string();
     } catch (const dnnl::error& e) {
-      return "oneDNN " + onednn_version() + " has no bf16 matmul for this CPU (" + e.what() + ")";
+      const std::string cap = max_isa() == Isa::amx ? "" : " capped at LADDER_MAX_ISA=" + std::string(isa_name(max_isa()));
+      return "oneDNN " + onednn_version() + " has no bf16 matmul for this CPU" + cap + " (" + e.what() + ")";
     }
   }();
   return reason;

@@ -2,9 +2,16 @@
 // CPU's flags say (oneDNN 2.x has none below AVX-512, not even a reference one), so the bf16
 // users ask here rather than guess from cpuid.
 #pragma once
+#include <oneapi/dnnl/dnnl.hpp>
+
 #include <string>
 
 namespace ladder {
+
+// The CPU engine every oneDNN use here goes through. Its first call applies LADDER_MAX_ISA to
+// oneDNN's JIT too (dnnl::set_max_cpu_isa), so that a capped run stands for the smaller CPU
+// throughout: oneDNN takes the cap only before its first primitive.
+dnnl::engine onednn_cpu_engine();
 
 // Empty when oneDNN can create a bf16 matmul (bf16 in, f32 out) on this CPU; otherwise why not,
 // in one line. Asked once per process.

@@ -62,7 +62,7 @@ struct OnednnBf16Gemm {
     std::string implementation;
   };
   struct State {
-    dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+    dnnl::engine engine = onednn_cpu_engine();
     dnnl::stream stream{engine};
     std::map<std::vector<double>, Plan> plans;
     std::vector<bf16> operands;  // both operands of a call, converted: A, then B
