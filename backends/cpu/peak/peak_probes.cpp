@@ -59,34 +59,30 @@ double scalar_fma_f64_loop(std::int64_t iterations) {
 
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
-double avx2_fma_loop(std::int64_t iterations) {
-  constexpr int kAcc = 12;
-  __m256 acc[kAcc];
-  const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-3f);
-  for (int i = 0; i < kAcc; ++i) acc[i] = _mm256_set1_ps(static_cast<float>(i));
-  for (std::int64_t it = 0; it < iterations; ++it) {
-#pragma GCC unroll 12
-    for (int i = 0; i < kAcc; ++i) acc[i] = _mm256_fmadd_ps(acc[i], m, c);
-  }
-  __m256 sum = acc[0];
-  for (int i = 1; i < kAcc; ++i) sum = _mm256_add_ps(sum, acc[i]);
-  g_sink = _mm256_cvtss_f32(sum);
-  return 2.0 * 8 * kAcc * static_cast<double>(iterations);
-}
+inline __m256 splat(float v) { return _mm256_set1_ps(v); }
+inline __m256d splat(double v) { return _mm256_set1_pd(v); }
+inline __m256 fma(__m256 x, __m256 m, __m256 c) { return _mm256_fmadd_ps(x, m, c); }
+inline __m256d fma(__m256d x, __m256d m, __m256d c) { return _mm256_fmadd_pd(x, m, c); }
+inline __m256 add(__m256 a, __m256 b) { return _mm256_add_ps(a, b); }
+inline __m256d add(__m256d a, __m256d b) { return _mm256_add_pd(a, b); }
+inline float first_lane(__m256 v) { return _mm256_cvtss_f32(v); }
+inline float first_lane(__m256d v) { return static_cast<float>(_mm256_cvtsd_f64(v)); }
 
-double avx2_fma_f64_loop(std::int64_t iterations) {
-  constexpr int kAcc = 12;
-  __m256d acc[kAcc];
-  const __m256d m = _mm256_set1_pd(0.999999), c = _mm256_set1_pd(1e-3);
-  for (int i = 0; i < kAcc; ++i) acc[i] = _mm256_set1_pd(static_cast<double>(i));
+template <class T>  // float or double: 8 or 4 lanes of a 256-bit register
+double avx2_fma_loop(std::int64_t iterations) {
+  using Reg = decltype(splat(T()));
+  constexpr int kAcc = 12, kLanes = sizeof(Reg) / sizeof(T);
+  Reg acc[kAcc];
+  const Reg m = splat(T(0.999999)), c = splat(T(1e-3));
+  for (int i = 0; i < kAcc; ++i) acc[i] = splat(static_cast<T>(i));
   for (std::int64_t it = 0; it < iterations; ++it) {
 #pragma GCC unroll 12
-    for (int i = 0; i < kAcc; ++i) acc[i] = _mm256_fmadd_pd(acc[i], m, c);
+    for (int i = 0; i < kAcc; ++i) acc[i] = fma(acc[i], m, c);
   }
-  __m256d sum = acc[0];
-  for (int i = 1; i < kAcc; ++i) sum = _mm256_add_pd(sum, acc[i]);
-  g_sink = static_cast<float>(_mm256_cvtsd_f64(sum));
-  return 2.0 * 4 * kAcc * static_cast<double>(iterations);
+  Reg sum = acc[0];
+  for (int i = 1; i < kAcc; ++i) sum = add(sum, acc[i]);
+  g_sink = first_lane(sum);
+  return 2.0 * kLanes * kAcc * static_cast<double>(iterations);
 }
 #pragma GCC pop_options
 
@@ -184,10 +180,10 @@ double amx_bf16_loop(std::int64_t iterations) {
 
 void register_peak_probes(Registry& r) {
   r.add(PeakProbe{"scalar-fma", DType::f32, Isa::avx2, scalar_fma_loop});
-  r.add(PeakProbe{"avx2-fma", DType::f32, Isa::avx2, avx2_fma_loop});
+  r.add(PeakProbe{"avx2-fma", DType::f32, Isa::avx2, avx2_fma_loop<float>});
   r.add(PeakProbe{"avx512-fma", DType::f32, Isa::avx512, avx512_fma_loop});
   r.add(PeakProbe{"scalar-fma-f64", DType::f64, Isa::avx2, scalar_fma_f64_loop});
-  r.add(PeakProbe{"avx2-fma-f64", DType::f64, Isa::avx2, avx2_fma_f64_loop});
+  r.add(PeakProbe{"avx2-fma-f64", DType::f64, Isa::avx2, avx2_fma_loop<double>});
   r.add(PeakProbe{"avx512-fma-f64", DType::f64, Isa::avx512, avx512_fma_f64_loop});
   r.add(PeakProbe{"avx512-bf16", DType::bf16, Isa::avx512_bf16, avx512_bf16_loop});
   r.add(PeakProbe{"amx-bf16", DType::bf16, Isa::amx, amx_bf16_loop});
