@@ -181,6 +181,12 @@ def load_machines(paths):
         m = load_result_file(f)
         if m and (m.id not in measured or m.context.get("date", "") >= measured[m.id].context.get("date", "")):
             measured[m.id] = m
+    # Two machines whose CPUs say the same name (a VM's "AMD EPYC" on Zen 3 and on Zen 4) are told
+    # apart by their ids in the column titles.
+    names = [m.name for m in measured.values()]
+    for m in measured.values():
+        if names.count(m.name) > 1:
+            m.name = f"{m.name} ({m.id})"
     # A spec sheet of a measured machine (its theoretical figures) is kept apart from its column.
     return list(measured.values()), [s for s in specs.values() if s.spec.get("measured_machine") not in measured]
 
@@ -388,16 +394,21 @@ def write_csv(tables, out):
                                          "predicted" if cell["predicted"] else "measured", cell["text"]])
 
 
+def vector_lanes(machine):
+    """f32 lanes of the widest vector unit the machine's flags name: AVX-512's 16, else AVX2's 8."""
+    return 16 if "avx512f" in machine.context.get("cpu_isa_flags", "") else 8
+
+
 def ladder_rows(machine):
     """The ladder of one measured machine: each rung, its mechanism, predicted and measured factor."""
-    rows, previous = [], None
+    rows, previous, previous_mechanism = [], None, None
     gemm_rungs = []
     for key in machine.order:
         c = machine.cases[key]
         if c["suite"] == "gemm" and c["rung"] not in gemm_rungs:
             gemm_rungs.append(c["rung"])
     ctx = machine.context
-    lanes = 16 if "avx512f" in ctx.get("cpu_isa_flags", "") else 8
+    lanes = vector_lanes(machine)
     threads = float(ctx.get("threads", 1))
     one_core = float(ctx.get("peak_f32_flops_one_core", 0) or 0)
     all_cores = float(ctx.get("peak_f32_flops", 0) or 0)
@@ -420,7 +431,9 @@ def ladder_rows(machine):
                 "cache tiling": one_core / previous if one_core else None,  # the headroom to the core's roof
                 "cores": threads,
                 "hand-written kernel": all_cores / previous if all_cores else None,
-                "tuned library": 1.0,
+                # As fast as a hand-written kernel; above the compiler's rungs, the headroom to the peak.
+                "tuned library": 1.0 if previous_mechanism in ("hand-written kernel", "tuned library")
+                else (all_cores / previous if all_cores else None),
                 "matrix units": bf16 / all_cores if bf16 and all_cores else None,
                 "GPU": gpu / all_cores if gpu and all_cores else None,
             }.get(mechanism)
@@ -429,7 +442,7 @@ def ladder_rows(machine):
                      "summary": summary, "predicted": predicted, "measured": measured,
                      "regime": c.get("regime") if c else None})
         if rate:
-            previous = rate
+            previous, previous_mechanism = rate, mechanism
     return rows
 
 
@@ -438,8 +451,9 @@ def ladder_markdown(machine):
     lines = [f"# The ladder on {machine.name} ({machine.id})", "",
              f"From `{pathlib.Path(machine.source).name}` (git {machine.context.get('git_sha', '?')}, "
              f"{machine.context.get('date', '?')}). C = A·B at n = {LADDER_SIZE} or the rung's cap. "
-             "Predicted: the factor the mechanism allows on this machine (16 lanes of AVX-512, the core count, the headroom "
-             "to the measured peak); measured: the rate over the rung above.", "",
+             "Predicted: the factor the mechanism allows on this machine "
+             f"({vector_lanes(machine)} f32 lanes of {'AVX-512' if vector_lanes(machine) == 16 else 'AVX2'}, the core count, "
+             "the headroom to the measured peak); measured: the rate over the rung above.", "",
              "| rung | n | GFLOP/s | regime | mechanism | what it is | predicted | measured |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:

@@ -52,6 +52,18 @@ def test_unreadable_and_foreign_files_are_named_and_skipped(tmp_path, capsys):
     assert "1 measured machine(s)" in out
 
 
+def test_two_machines_of_one_cpu_name_get_columns_of_their_own(tmp_path, capsys):
+    doc = json.loads(RESULT.read_text())
+    for ident in ("amd-epyc-zen3-2c", "amd-epyc-zen4-2c"):
+        doc["context"].update(machine_id=ident, cpu_model="AMD EPYC")
+        (tmp_path / f"{ident}.json").write_text(json.dumps(doc))
+    code, out, err = run(["tables", str(tmp_path), "--out", str(tmp_path / "out"), "--no-plots"], capsys)
+    assert code == 0, err
+    assert "2 measured machine(s)" in out
+    header = next(line for line in (tmp_path / "out" / "tables.md").read_text().splitlines() if line.startswith("| rung |"))
+    assert "AMD EPYC (amd-epyc-zen3-2c)" in header and "AMD EPYC (amd-epyc-zen4-2c)" in header
+
+
 def test_strings_from_result_files_are_escaped(tmp_path, capsys):
     doc = json.loads(RESULT.read_text())
     doc["context"]["cpu_model"] = "<script>alert('model')</script>"
@@ -161,8 +173,10 @@ def test_google_benchmarks_compare_py_accepts_two_of_our_files():
     if not compare.exists():
         pytest.skip("compare.py is not installed (scripts/setup.sh installs libbenchmark-tools)")
     files = sorted(p for p in (ROOT / "results").glob("*/*.json") if p.parent.name != "specs")
-    first, second = (files[0], files[1]) if len(files) > 1 else (files[0], files[0])  # the same profile
+    first, second = (files[0], files[1]) if len(files) > 1 else (files[0], files[0])
     result = subprocess.run([sys.executable, str(compare), "-a", "benchmarks", str(first), str(second)],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    assert "gemm/avx512/f32/n:1024" in result.stdout
+    names = [{b["run_name"] for b in json.loads(f.read_text())["benchmarks"]} for f in (first, second)]
+    common = sorted(n for n in names[0] & names[1] if n.startswith("gemm/"))
+    assert common and all(n in result.stdout for n in common)  # every GEMM case the two files share
