@@ -156,7 +156,8 @@ std::string format_ratios(const std::vector<benchmark::BenchmarkReporter::Run>& 
     const char* target;
   };
   const Pair pairs[] = {{"avx512", "openblas", ">= 0.9"}, {"amx", "onednn-bf16", ">= 0.7"},
-                        {"avx512", "onednn", ""},         {"boxed", "python", "within 1/3 .. 3"}};
+                        {"avx512", "onednn", ""},         {"avx2", "openblas", ""},
+                        {"avx2", "onednn", ""},           {"boxed", "python", "within 1/3 .. 3"}};
   std::string out;
   for (const Pair& p : pairs) {
     for (const auto& [key, ours] : rate) {

@@ -13,7 +13,7 @@ TEST(Registry, HoldsTheLadderInOrder) {
   std::vector<std::string> names;
   for (const auto& r : registry().gemm) names.push_back(r.name);
   // The CPU rungs are always built; library rungs sit between avx512 and amx when present.
-  std::vector<std::string> cpu = {"python", "boxed", "naive", "interchange", "autovec", "tiled", "parallel", "avx512"};
+  std::vector<std::string> cpu = {"python", "boxed", "naive", "interchange", "autovec", "tiled", "parallel", "avx2", "avx512"};
   ASSERT_GE(names.size(), cpu.size() + 1);
   EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + cpu.size()), cpu);
   // On the CPU the f32 ladder comes first, then the bf16 rungs, amx first among them; every GPU

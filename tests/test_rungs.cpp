@@ -42,11 +42,11 @@ INSTANTIATE_TEST_SUITE_P(AllRungs, RungMatchesReference, ::testing::ValuesIn(all
                            return name;
                          });
 
-// Large enough that avx512 packs B in several column blocks (and tiled/parallel, several K
+// Large enough that avx2 and avx512 pack B in several column blocks (and tiled/parallel, several K
 // blocks): a prime, so every block and tile has a ragged edge.
 TEST(LargeSize, BlockedRungsCrossTheirPackingBlocks) {
   const GemmInputs& in = cached_gemm_inputs(1531);
-  for (const char* name : {"parallel", "avx512"}) {
+  for (const char* name : {"parallel", "avx2", "avx512"}) {
     const GemmRung* rung = registry().find_gemm(name);
     ASSERT_NE(rung, nullptr);
     if (auto reason = rung->unavailable_reason(); !reason.empty()) continue;

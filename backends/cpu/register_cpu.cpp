@@ -11,6 +11,7 @@ GemmRung interchange_rung();
 GemmRung autovec_rung();
 GemmRung tiled_rung();
 GemmRung parallel_rung();
+GemmRung avx2_rung();
 GemmRung avx512_rung();
 GemmRung amx_rung();
 void register_peak_probes(Registry& registry);
@@ -23,6 +24,7 @@ void register_cpu(Registry& r) {
   r.add(autovec_rung());
   r.add(tiled_rung());
   r.add(parallel_rung());
+  r.add(avx2_rung());
   r.add(avx512_rung());
   r.add(amx_rung());
   register_peak_probes(r);
