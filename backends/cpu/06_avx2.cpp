@@ -73,10 +73,7 @@ GemmRung avx2_rung() {
   rung.mechanism = "hand-written kernel";
   rung.summary = "hand-written AVX2 6x16 micro-kernel, packed panels (BLIS structure), all cores";
   rung.unavailable_reason = [] { return isa_unavailable_reason(Isa::avx2); };
-  rung.prepare = [](const GemmOperands& op) {
-    auto ws = std::make_shared<Workspace>(op.n);
-    return make_kernel([op, ws] { gemm_packed(op.n, op.a, op.b, op.c, *ws); });
-  };
+  rung.prepare = prepare_packed;
   return rung;
 }
 

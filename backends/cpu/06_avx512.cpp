@@ -72,10 +72,7 @@ GemmRung avx512_rung() {
   rung.mechanism = "hand-written kernel";
   rung.summary = "hand-written AVX-512 12x32 micro-kernel, packed panels (BLIS structure), all cores";
   rung.unavailable_reason = [] { return isa_unavailable_reason(Isa::avx512); };
-  rung.prepare = [](const GemmOperands& op) {
-    auto ws = std::make_shared<Workspace>(op.n);
-    return make_kernel([op, ws] { gemm_packed(op.n, op.a, op.b, op.c, *ws); });
-  };
+  rung.prepare = prepare_packed;
   return rung;
 }
 
