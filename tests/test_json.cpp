@@ -56,7 +56,8 @@ TEST_F(SmokeRun, ContextDescribesMachineBuildAndPeaks) {
                           "bandwidth_stream_triad_bytes_per_second", "ridge_point_f32_flop_per_byte",
                           "overhead_call_seconds", "overhead_omp_fork_join_seconds",
                           "overhead_bytecode_dispatch_seconds", "overhead_boxed_add_seconds",
-                          "model_out_of_memory_side_16GB", "model_sweep/cpu"})
+                          "model_out_of_memory_side_16GB", "model_sweep/cpu", "model_cpu_elementwise_isa",
+                          "cpu_microarchitecture"})
     EXPECT_TRUE(ctx.contains(key)) << key;
   EXPECT_GT(std::stod(ctx["peak_f32_flops"].get<std::string>()), 1e8);
   // The sweep's plateaus (which levels show depends on the machine and the smoke sweep's reach).

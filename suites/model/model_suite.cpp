@@ -213,7 +213,7 @@ const std::vector<Backend>& backends() {
                  1024});
 #ifdef LADDER_HAVE_OPENBLAS
     b.push_back({"cpu", DType::f32, Threading::all_cores,
-                 "f32: GEMMs through OpenBLAS, the rest AVX-512 (where present) on all cores", [] { return std::string(); },
+                 "f32: GEMMs through OpenBLAS, the rest in AVX-512 or AVX2 (the widest present) on all cores", [] { return std::string(); },
                  [](const Config& c, const Weights& w, const Inputs& in) {
                    openblas_set_num_threads(omp_get_max_threads());
                    return make(c, w, in, VectorOps{}, BlasGemm{});
@@ -288,6 +288,8 @@ std::vector<std::pair<std::string, std::string>> model_memory_context() {
     ctx.emplace_back(fmt::format("model_out_of_memory_side_{:.0f}GB", gb),
                      fmt::format("{} (C={}, {} layers, {} heads, f32)", first_resolution_over(gb * 1e9, large.channels, large.layers, large.heads),
                                  large.channels, large.layers, large.heads));
+  // Which element-wise kernels the cpu backends run here (the CPU's widest under LADDER_MAX_ISA).
+  ctx.emplace_back("model_cpu_elementwise_isa", std::string(isa_name(VectorOps{}.isa)));
   return ctx;
 }
 
