@@ -117,9 +117,10 @@ std::vector<TheoreticalFigure> theoretical_figures(const MachineInfo& machine) {
   // f32 FLOP per cycle per core, from the vendors' documentation of the FMA units.
   int f32_per_cycle = 0;
   std::string units;
-  if (f.vendor == "AuthenticAMD" && f.family == 0x19 && f.avx2) {
-    f32_per_cycle = 32, units = (machine.microarchitecture == "zen4" ? "Zen 4" : "Zen 3") + std::string(": 2 FMA pipes x 8 f32 lanes x 2");
-  } else if (f.vendor == "AuthenticAMD" && f.family == 0x1a && f.avx512f) {
+  const std::string& core = machine.microarchitecture;  // from cpuid's family and model
+  if ((core == "zen3" || core == "zen4") && f.avx2) {
+    f32_per_cycle = 32, units = (core == "zen4" ? "Zen 4" : "Zen 3") + std::string(": 2 FMA pipes x 8 f32 lanes x 2");
+  } else if (core == "zen5" && f.avx512f) {
     f32_per_cycle = 64, units = "Zen 5: 2 FMA pipes x 16 f32 lanes x 2";
   } else if (f.vendor == "GenuineIntel" && f.amx_tile && f.avx512f) {
     f32_per_cycle = 64, units = "Xeon with AMX: 2 AVX-512 FMA units x 16 lanes x 2";
