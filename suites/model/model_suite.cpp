@@ -289,7 +289,7 @@ std::vector<std::pair<std::string, std::string>> model_memory_context() {
                      fmt::format("{} (C={}, {} layers, {} heads, f32)", first_resolution_over(gb * 1e9, large.channels, large.layers, large.heads),
                                  large.channels, large.layers, large.heads));
   // Which element-wise kernels the cpu backends run here (the CPU's widest under LADDER_MAX_ISA).
-  ctx.emplace_back("model_cpu_elementwise_isa", std::string(isa_name(VectorOps{}.isa)));
+  ctx.emplace_back("model_cpu_elementwise_isa", std::string(isa_name(widest_vector_isa())));
   return ctx;
 }
 

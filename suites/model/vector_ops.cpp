@@ -113,13 +113,11 @@ struct V {
 }  // namespace avx2
 #pragma GCC pop_options
 
-namespace {
 Isa widest_vector_isa() {
   for (Isa isa : {Isa::avx512, Isa::avx2})
     if (isa_unavailable_reason(isa).empty()) return isa;
   return Isa::scalar;
 }
-}  // namespace
 
 VectorOps::VectorOps() : ScalarOps<float>{true}, isa(widest_vector_isa()) {}
 

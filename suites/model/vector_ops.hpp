@@ -11,6 +11,9 @@
 
 namespace ladder::model {
 
+// The widest kernel set this CPU runs under LADDER_MAX_ISA: avx512, avx2, or scalar.
+Isa widest_vector_isa();
+
 struct VectorOps : ScalarOps<float> {
   VectorOps();  // reads the CPU's features once
   Isa isa = Isa::scalar;  // avx512, avx2 or scalar: whose kernels run
