@@ -28,7 +28,7 @@ struct Sweep {
   int threads;
   const char* probe;  // the peak probe its FLOP/s are set against
   Isa isa = Isa::scalar;  // what the CPU must offer (the scalar sweep's FMA comes with AVX2)
-  void (*f32)(const float*, float*, std::int64_t, int, float, float) = nullptr;
+  void (*f32_kernel)(const float*, float*, std::int64_t, int, float, float) = nullptr;
   void (*f64_kernel)(const double*, double*, std::int64_t, int, double, double) = nullptr;
 };
 
@@ -71,7 +71,7 @@ void run_compiled(benchmark::State& state, const Sweep& sweep, std::int64_t n, i
     if constexpr (sizeof(T) == 8) {
       sweep.f64_kernel(buf.in.data(), buf.out.data(), n, k, a, b);
     } else {
-      sweep.f32(buf.in.data(), buf.out.data(), n, k, a, b);
+      sweep.f32_kernel(buf.in.data(), buf.out.data(), n, k, a, b);
     }
   };
   const double expected = buf.input_sum + static_cast<double>(n) * k;  // out[i] = in[i] + k
