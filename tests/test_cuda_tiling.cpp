@@ -1,11 +1,14 @@
-// The CUDA kernels' index logic, run on the host: every element of C is computed by exactly one
-// (block, thread, i, j), and every element of each shared-memory slice is loaded by exactly one
-// thread. Runs everywhere, GPU or not.
+// The CUDA kernels' host-testable logic, run on the host: every element of C is computed by
+// exactly one (block, thread, i, j), every element of each shared-memory slice is loaded by
+// exactly one thread, and the random fill is uniform. Runs everywhere, GPU or not.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "cuda/gemm_tiling.hpp"
+#include "cuda/uniform_fill.hpp"
 
 namespace ladder::cuda {
 namespace {
@@ -61,6 +64,37 @@ TEST(CudaTiling, RegisterTileLoadsEachSliceElementOnce) {
   for (int h : b_hits) EXPECT_EQ(h, 1);
   EXPECT_EQ(T::a_col(0) % 4, 0);  // float4 loads start on 16-byte boundaries of a row
   EXPECT_EQ(T::b_col(5) % 4, 0);
+}
+
+// The operands of the cuBLAS ceiling probes: in [-1, 1), mean 0, variance 1/3, neighbours
+// unrelated, and a different stream per seed and beyond 2^32 elements.
+TEST(CudaFill, UniformValuesSpreadOverMinusOneToOne) {
+  const int count = 1 << 20;
+  double sum = 0, squares = 0, neighbours = 0;
+  float previous = uniform_value(7, 0), low = 1, high = -1;
+  for (int i = 1; i <= count; ++i) {
+    const float v = uniform_value(7, i);
+    ASSERT_GE(v, -1.0f);
+    ASSERT_LT(v, 1.0f);
+    low = std::min(low, v);
+    high = std::max(high, v);
+    sum += v;
+    squares += static_cast<double>(v) * v;
+    neighbours += static_cast<double>(v) * previous;
+    previous = v;
+  }
+  EXPECT_NEAR(sum / count, 0.0, 3e-3);
+  EXPECT_NEAR(squares / count, 1.0 / 3, 3e-3);
+  EXPECT_NEAR(neighbours / count, 0.0, 3e-3);
+  EXPECT_LT(low, -0.999f);
+  EXPECT_GT(high, 0.999f);
+  int same_across_seeds = 0, same_across_2_32 = 0;
+  for (int i = 0; i < 1000; ++i) {
+    same_across_seeds += uniform_value(1, i) == uniform_value(2, i);
+    same_across_2_32 += uniform_value(1, i) == uniform_value(1, i + (std::int64_t{1} << 32));
+  }
+  EXPECT_LT(same_across_seeds, 5);
+  EXPECT_LT(same_across_2_32, 5);
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ __device__ inline float4 load4(const float* __restrict__ m, int n, int row, int 
 __global__ void __launch_bounds__(Tile::kThreads)
 regtile_kernel(int n, const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c) {
   __shared__ float a_slice[Tile::kBlockK][Tile::kBlockM];  // transposed: a column of A is a row here
-  __shared__ float b_slice[Tile::kBlockK][Tile::kBlockN];
+  __shared__ __align__(16) float b_slice[Tile::kBlockK][Tile::kBlockN];  // stored to as float4
   const int tx = threadIdx.x, ty = threadIdx.y, t = ty * Tile::kThreadsX + tx;
   const bool vector_ok = n % 4 == 0;  // every row then starts 16-byte aligned
   float acc[Tile::kPerThreadM][Tile::kPerThreadN] = {};

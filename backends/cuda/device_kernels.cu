@@ -1,11 +1,14 @@
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "cuda_device.hpp"
 #include "device_kernels.hpp"
+#include "uniform_fill.hpp"
 
 namespace ladder::cuda {
 namespace {
@@ -103,6 +106,17 @@ __global__ void sum_f16_kernel(const __half* __restrict__ data, std::int64_t n, 
   atomicAdd(out, s);
 }
 
+template <class T>
+__global__ void fill_uniform_kernel(T* data, std::int64_t n, std::uint32_t seed) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const float value = uniform_value(seed, i);
+    if constexpr (std::is_same_v<T, float>) data[i] = value;
+    else if constexpr (std::is_same_v<T, __half>) data[i] = __float2half_rn(value);
+    else data[i] = __float2bfloat16_rn(value);
+  }
+}
+
 int probe_blocks() {
   int sms = 0;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
@@ -189,6 +203,14 @@ std::function<void()> empty_kernel_chain(int count, bool as_graph, void* stream)
   cudaGraphDestroy(graph);
   std::shared_ptr<CUgraphExec_st> owned(exec, [](cudaGraphExec_t e) { cudaGraphExecDestroy(e); });
   return [owned, s] { check(cudaGraphLaunch(owned.get(), s), "cudaGraphLaunch"); };
+}
+
+void fill_uniform(void* data, std::int64_t n, FillType type, std::uint32_t seed) {
+  if (type == FillType::f32) fill_uniform_kernel<<<grid_for(n), kThreads>>>(static_cast<float*>(data), n, seed);
+  else if (type == FillType::f16) fill_uniform_kernel<<<grid_for(n), kThreads>>>(static_cast<__half*>(data), n, seed);
+  else fill_uniform_kernel<<<grid_for(n), kThreads>>>(static_cast<__nv_bfloat16*>(data), n, seed);
+  check(cudaGetLastError(), "fill_uniform_kernel");
+  check(cudaDeviceSynchronize(), "fill_uniform_kernel");
 }
 
 double device_sum_f32(const float* data, std::int64_t n) {

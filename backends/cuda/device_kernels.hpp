@@ -75,6 +75,11 @@ void launch_empty(void* stream);
 double launch_fma_probe_f32(float* sink, std::int64_t iterations, void* stream);
 double launch_fma_probe_f16(void* sink, std::int64_t iterations, void* stream);
 
+// Fills n elements of device memory with uniform_value(seed, index) (uniform_fill.hpp):
+// data as a real product's, for rates that depend on it (tensor cores run faster on zeros).
+enum class FillType { f32, f16, bf16 };
+void fill_uniform(void* data, std::int64_t n, FillType type, std::uint32_t seed);
+
 // Device-side sum (in double) of n floats or n f16 values, for closed-form checks.
 double device_sum_f32(const float* data, std::int64_t n);
 double device_sum_f16(const void* data, std::int64_t n);
