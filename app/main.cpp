@@ -127,10 +127,9 @@ std::int64_t parse_size(const std::string& text) {
 std::vector<std::string> known_rungs() {
   std::vector<std::string> names;
   for (const auto& g : registry().gemm) names.push_back(g.name);
-  std::vector<std::string> gpu_names;
-#ifdef LADDER_HAVE_CUDA
-  gpu_names = gpu_rung_names();
-#endif
+  std::vector<std::string> gpu_names;  // the GPU suites' rungs, known whether or not this build has CUDA
+  for (const auto& o : optional_rungs())
+    if (o.kind == RungKind::gpu_suite) gpu_names.push_back(o.name);
   for (auto list : {stream_rung_names(), std::vector<std::string>{"one-core", "all-cores"}, roofline_rung_names(),
                     overhead_rung_names(), gpu_names, model::backend_names()})
     for (auto& n : list)
@@ -239,6 +238,17 @@ void print_list() {
   fmt::print("cache/{{one-core,all-cores}}  read bandwidth against working-set size\n");
   fmt::print("roofline/{{{}}}  f32, f64 (boxed: f64)  k = 0..512 FMAs per element\n", fmt::join(roofline_rung_names(), ","));
   fmt::print("overhead/{{{}}}  and gemm at n = 1..64 through each library\n", fmt::join(overhead_rung_names(), ","));
+  {
+    std::vector<std::string> gpu_names;
+    for (const auto& o : optional_rungs())
+      if (o.kind == RungKind::gpu_suite) gpu_names.push_back(o.name);
+    std::string reason = not_built_reason(OptionalBackend::cuda);
+#ifdef LADDER_HAVE_CUDA
+    reason = cuda::unavailable_reason();
+#endif
+    fmt::print("{{stream,pcie,roofline,overhead}}/{{{}}}  on the GPU  {}\n", fmt::join(gpu_names, ","),
+               reason.empty() ? "available" : "unavailable: " + reason);
+  }
   for (const auto& b : model::backends()) {
     std::string reason = b.unavailable_reason();
     fmt::print("model/{:<11} {:<5} {:<10} {}\n", b.name, dtype_name(b.dtype), threading_name(b.threading),
@@ -348,6 +358,11 @@ int main(int argc, char** argv) {
         if (g.name == rung) refuse_if_unavailable(rung, g.unavailable_reason());
       for (const auto& b : model::backends())
         if (b.name == rung) refuse_if_unavailable(rung, b.unavailable_reason());
+      refuse_if_unavailable(rung, not_built_reason(rung));  // the GPU suites' rungs in a build without CUDA
+#ifdef LADDER_HAVE_CUDA
+      for (const auto& o : optional_rungs())
+        if (o.kind == RungKind::gpu_suite && o.name == rung) refuse_if_unavailable(rung, cuda::unavailable_reason());
+#endif
     }
     usage_error("no case to run: the suites, filter, rungs and sizes select nothing available");
   }

@@ -1,10 +1,15 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "core/cpu_features.hpp"
 #include "core/machine.hpp"
 #include "core/registry.hpp"
+#include "model/model_suite.hpp"
+#ifdef LADDER_HAVE_CUDA
+#include "gpu/gpu_cases.hpp"
+#endif
 
 namespace ladder {
 namespace {
@@ -52,6 +57,41 @@ TEST(Registry, NamesAreUniqueAndEveryRungIsComplete) {
     EXPECT_EQ(r.name.find('/'), std::string::npos) << "a slash would break case names";
   }
   EXPECT_EQ(registry().find_gemm("no-such-rung"), nullptr);
+}
+
+// The names a build without OpenBLAS, oneDNN or CUDA still knows must be what each backend
+// registers where it is built, or a build without it would list a rung that does not exist.
+TEST(Registry, OptionalRungsAreWhatTheirBackendsRegister) {
+  std::set<std::string> optional_gemm;
+  std::vector<std::string> gpu_suite;
+  for (const auto& o : optional_rungs()) {
+    if (o.kind == RungKind::gpu_suite) gpu_suite.push_back(o.name);
+    if (o.kind == RungKind::gemm) {
+      optional_gemm.insert(o.name);
+      const GemmRung* rung = registry().find_gemm(o.name);
+      ASSERT_NE(rung, nullptr) << o.name;
+      EXPECT_EQ(rung->dtype, o.dtype) << o.name;
+      EXPECT_EQ(rung->threading == Threading::device, o.backend == OptionalBackend::cuda) << o.name;
+      EXPECT_EQ(rung->mechanism == "not built", !backend_built(o.backend)) << o.name;
+      EXPECT_EQ(rung->unavailable_reason() == not_built_reason(o.backend), !backend_built(o.backend)) << o.name;
+    }
+    if (o.kind == RungKind::model) {
+      auto b = std::find_if(model::backends().begin(), model::backends().end(), [&](const auto& x) { return x.name == o.name; });
+      ASSERT_NE(b, model::backends().end()) << o.name;
+      EXPECT_EQ(b->dtype, o.dtype) << o.name;
+      EXPECT_EQ(b->unavailable_reason() == not_built_reason(o.backend), !backend_built(o.backend)) << o.name;
+    }
+    EXPECT_EQ(not_built_reason(o.name).empty(), backend_built(o.backend)) << o.name;
+  }
+  // Every GPU rung and every library rung is in the table.
+  for (const auto& r : registry().gemm)
+    if (r.threading == Threading::device || r.mechanism == "tuned library")
+      EXPECT_TRUE(optional_gemm.count(r.name)) << r.name << " is missing from optional_rungs()";
+#ifdef LADDER_HAVE_CUDA
+  EXPECT_EQ(gpu_suite, gpu_rung_names());
+#endif
+  EXPECT_EQ(not_built_reason("naive"), "");
+  EXPECT_NE(not_built_reason(OptionalBackend::cuda).find("LADDER_WITH_CUDA"), std::string::npos);
 }
 
 TEST(Registry, RefusesADuplicateRung) {

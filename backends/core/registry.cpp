@@ -19,6 +19,73 @@ const GemmRung* Registry::find_gemm(std::string_view name) const {
   return nullptr;
 }
 
+const std::vector<OptionalRung>& optional_rungs() {
+  using B = OptionalBackend;
+  using K = RungKind;
+  static const std::vector<OptionalRung> all = {
+      {B::openblas, K::gemm, "openblas", DType::f32},
+      {B::onednn, K::gemm, "onednn", DType::f32},
+      {B::onednn, K::gemm, "onednn-bf16", DType::bf16},
+      {B::cuda, K::gemm, "cuda-naive", DType::f32},
+      {B::cuda, K::gemm, "cuda-tiled", DType::f32},
+      {B::cuda, K::gemm, "cuda-regtile", DType::f32},
+      {B::cuda, K::gemm, "cublas", DType::f32},
+      {B::cuda, K::gemm, "cublas-tf32", DType::tf32},
+      {B::cuda, K::gemm, "cublas-f16", DType::f16},
+      {B::cuda, K::gemm, "cublas-bf16", DType::bf16},
+      {B::openblas, K::model, "cpu", DType::f32},
+      {B::onednn, K::model, "cpu-bf16", DType::bf16},
+      {B::cuda, K::model, "cuda", DType::f32},
+      {B::cuda, K::model, "cuda-tf32", DType::tf32},
+      {B::cuda, K::model, "cuda-f16", DType::f16},
+  };
+  static const std::vector<OptionalRung> with_gpu_suites = [] {
+    std::vector<OptionalRung> v = all;
+    for (const char* name : {"device-copy", "device-triad", "h2d-pinned", "h2d-pageable", "d2h-pinned", "d2h-pageable",
+                             "cuda", "cuda-launch", "cuda-sync", "cublas-small", "cuda-chain", "cuda-graph"})
+      v.push_back({B::cuda, K::gpu_suite, name, DType::f32});
+    return v;
+  }();
+  return with_gpu_suites;
+}
+
+bool backend_built(OptionalBackend backend) {
+  switch (backend) {
+#ifdef LADDER_HAVE_OPENBLAS
+    case OptionalBackend::openblas: return true;
+#endif
+#ifdef LADDER_HAVE_ONEDNN
+    case OptionalBackend::onednn: return true;
+#endif
+#ifdef LADDER_HAVE_CUDA
+    case OptionalBackend::cuda: return true;
+#endif
+    default: return false;
+  }
+}
+
+const char* backend_name(OptionalBackend backend) {
+  return backend == OptionalBackend::openblas ? "OpenBLAS" : backend == OptionalBackend::onednn ? "oneDNN" : "CUDA";
+}
+
+std::string not_built_reason(OptionalBackend backend) {
+  const char* what = backend_name(backend);
+  const char* option = backend == OptionalBackend::openblas ? "LADDER_WITH_OPENBLAS"
+                       : backend == OptionalBackend::onednn ? "LADDER_WITH_ONEDNN" : "LADDER_WITH_CUDA";
+  return std::string("this build has no ") + what + " backend (" + option +
+         "=OFF, or AUTO did not find it when configured)";
+}
+
+std::string not_built_summary(OptionalBackend backend) {
+  return std::string("a rung of the ") + backend_name(backend) + " backend, which this build left out";
+}
+
+std::string not_built_reason(std::string_view name) {
+  for (const auto& o : optional_rungs())
+    if (o.name == name && !backend_built(o.backend)) return not_built_reason(o.backend);
+  return {};
+}
+
 const Registry& registry() {
   static const Registry all = [] {
     Registry r;
@@ -32,6 +99,20 @@ const Registry& registry() {
 #ifdef LADDER_HAVE_CUDA
     register_cuda(r);
 #endif
+    for (const auto& o : optional_rungs()) {
+      if (o.kind != RungKind::gemm || backend_built(o.backend)) continue;
+      GemmRung placeholder;
+      placeholder.name = o.name;
+      placeholder.dtype = o.dtype;
+      placeholder.threading = o.backend == OptionalBackend::cuda ? Threading::device : Threading::all_cores;
+      placeholder.mechanism = "not built";
+      placeholder.summary = not_built_summary(o.backend);
+      placeholder.unavailable_reason = [reason = not_built_reason(o.backend)] { return reason; };
+      placeholder.prepare = [](const GemmOperands&) -> std::unique_ptr<GemmKernel> {
+        throw std::logic_error("a rung of a backend this build left out was prepared");
+      };
+      r.add(std::move(placeholder));
+    }
     // Backends register in ladder order within a device and dtype. The CPU's f32 ladder comes
     // first, then the bf16 rungs that continue it (amx from cpu/, then onednn-bf16); then the
     // GPU's: f32, tf32, f16, bf16 — each step a cheaper number format on the same device.

@@ -37,7 +37,30 @@ void register_openblas(Registry& registry);
 void register_onednn(Registry& registry);
 void register_cuda(Registry& registry);
 
-// The full registry of this build, in ladder order.
+// The full registry of this build, in ladder order. A rung of a backend this build left out is
+// there too, as a placeholder whose unavailable_reason() says so.
 const Registry& registry();
+
+// The rungs of the backends a build may leave out, by name: GEMM rungs, model backends and the
+// GPU suites' rungs. A build without one of these backends still knows its rungs and reports them
+// unavailable, with the reason, so that `--rungs cublas` there says why instead of "unknown rung".
+// (tests/test_registry.cpp checks, in a build with every backend, that these are what each registers.)
+enum class OptionalBackend { openblas, onednn, cuda };
+enum class RungKind { gemm, model, gpu_suite };
+struct OptionalRung {
+  OptionalBackend backend;
+  RungKind kind;
+  const char* name;
+  DType dtype;
+};
+const std::vector<OptionalRung>& optional_rungs();
+bool backend_built(OptionalBackend backend);
+// "this build has no CUDA backend (LADDER_WITH_CUDA=OFF, or AUTO did not find it when configured)"
+std::string not_built_reason(OptionalBackend backend);
+// "a rung of the CUDA backend, which this build left out": a placeholder's summary.
+std::string not_built_summary(OptionalBackend backend);
+const char* backend_name(OptionalBackend backend);  // "CUDA"
+// The reason `name` is unavailable in this build because its backend was left out; empty otherwise.
+std::string not_built_reason(std::string_view name);
 
 }  // namespace ladder

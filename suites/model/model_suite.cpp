@@ -9,12 +9,13 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <set>
+#include <stdexcept>
 
 #include "ceilings.hpp"
 #include "core/compare.hpp"
-
-#include <mutex>
+#include "core/registry.hpp"
 
 #ifdef LADDER_HAVE_OPENBLAS
 #include <cblas.h>
@@ -247,6 +248,16 @@ const std::vector<Backend>& backends() {
                    },
                    0});
 #endif
+    // The backends this build left out (no OpenBLAS, oneDNN or CUDA), known and unavailable.
+    for (const auto& o : optional_rungs()) {
+      if (o.kind != RungKind::model || backend_built(o.backend)) continue;
+      b.push_back({o.name, o.dtype, o.backend == OptionalBackend::cuda ? Threading::device : Threading::all_cores,
+                   not_built_summary(o.backend), [reason = not_built_reason(o.backend)] { return reason; },
+                   [](const Config&, const Weights&, const Inputs&) -> Prepared {
+                     throw std::logic_error("a model backend this build left out was prepared");
+                   },
+                   0});
+    }
     return b;
   }();
   return all;
