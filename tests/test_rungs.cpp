@@ -3,6 +3,7 @@
 // their reason, never silently passed.
 #include <gtest/gtest.h>
 
+#include "cpu/row_blocks.hpp"
 #include "gemm/gemm_suite.hpp"
 
 namespace ladder {
@@ -53,6 +54,38 @@ TEST(LargeSize, BlockedRungsCrossTheirPackingBlocks) {
     GemmVerification v = verify_gemm_rung(*rung, in);
     EXPECT_TRUE(v.verdict.ok) << name << ": " << v.verdict.message;
   }
+}
+
+// C's rows among the cores for avx2 and avx512: every row once, whole micro-tiles, at most the
+// A block's rows, blocks within one micro-tile of each other, and a multiple of the thread count
+// where there are enough micro-tiles (so no core idles or waits through a short last block).
+TEST(RowBlocks, EveryCoreGetsAnEqualShareOfWholeMicroTiles) {
+  for (std::int64_t unit : {6, 12})
+    for (std::int64_t threads : {1, 2, 3, 64, 192})
+      for (std::int64_t n : {1, 5, 6, 7, 95, 96, 97, 128, 257, 1024, 1531, 4096}) {
+        const auto starts = balanced_row_blocks(n, unit, 96, threads);
+        const std::int64_t blocks = static_cast<std::int64_t>(starts.size()) - 1, units = (n + unit - 1) / unit;
+        SCOPED_TRACE(testing::Message() << "n=" << n << " unit=" << unit << " threads=" << threads);
+        ASSERT_GE(blocks, 1);
+        EXPECT_EQ(starts.front(), 0);
+        EXPECT_EQ(starts.back(), n);
+        EXPECT_TRUE(blocks % threads == 0 || blocks == units) << blocks << " blocks";
+        std::int64_t smallest = n, largest = 0;
+        for (std::int64_t b = 0; b < blocks; ++b) {
+          const std::int64_t rows = starts[b + 1] - starts[b];
+          EXPECT_GT(rows, 0);
+          EXPECT_LE(rows, 96);
+          if (b + 1 < blocks) {
+            EXPECT_EQ(rows % unit, 0);
+            smallest = std::min(smallest, rows);
+          }
+          largest = std::max(largest, rows);
+        }
+        if (blocks > 1) EXPECT_LE(largest - smallest, unit);
+      }
+  // The case that motivated it: n = 1024 on two cores is 12 blocks of 84 or 90 rows, not 11 of 96.
+  const auto two_cores = balanced_row_blocks(1024, 6, 96, 2);
+  EXPECT_EQ(two_cores.size(), 13u);
 }
 
 // The verifier must catch what a broken rung does: garbage, an untouched (poisoned) output,

@@ -12,6 +12,7 @@
 
 #include "../core/buffer.hpp"
 #include "../core/registry.hpp"
+#include "row_blocks.hpp"  // outside the target region: plain x86-64 code, shared
 
 namespace ladder {
 namespace {
@@ -21,7 +22,7 @@ constexpr std::int64_t kMR = 6;        // micro-tile rows: broadcasts of A per k
 constexpr std::int64_t kNV = 2;        // ymm vectors of B per k
 constexpr std::int64_t kNR = kNV * 8;  // micro-tile columns
 constexpr std::int64_t kKC = 256;   // K block: B micro-panel 256×16×4 = 16 KiB (L1)
-constexpr std::int64_t kMC = 96;    // A block 96×256×4 = 96 KiB (L2); small blocks balance cores
+constexpr std::int64_t kMC = 96;    // A block at most 96×256×4 = 96 KiB (L2); row_blocks.hpp sizes them
 constexpr std::int64_t kPackedB = 2 << 20;  // packed B column block: at most 8 MiB of floats (L3)
 
 #pragma GCC push_options

@@ -11,6 +11,7 @@
 
 #include "../core/buffer.hpp"
 #include "../core/registry.hpp"
+#include "row_blocks.hpp"  // outside the target region: plain x86-64 code, shared
 
 namespace ladder {
 namespace {
@@ -20,7 +21,7 @@ constexpr std::int64_t kMR = 12;        // micro-tile rows: broadcasts of A per 
 constexpr std::int64_t kNV = 2;         // zmm vectors of B per k
 constexpr std::int64_t kNR = kNV * 16;  // micro-tile columns
 constexpr std::int64_t kKC = 256;   // K block: B micro-panel 256×32×4 = 32 KiB (L1)
-constexpr std::int64_t kMC = 96;    // A block 96×256×4 = 96 KiB (L2); small blocks balance cores
+constexpr std::int64_t kMC = 96;    // A block at most 96×256×4 = 96 KiB (L2); row_blocks.hpp sizes them
 constexpr std::int64_t kPackedB = 2 << 20;  // packed B column block: at most 8 MiB of floats (L3)
 
 #pragma GCC push_options
