@@ -81,9 +81,9 @@ inline Packed packed_shape(std::int64_t n) {
   return p;
 }
 
-// Each thread packs the 32-row blocks that the same static schedule gives it in gemm()'s row
-// loop, so the A it packs is the A it uses. A source row is read in order; its 64-byte pieces go
-// to consecutive K tiles.
+// Each thread packs about the 32-row blocks that the static schedule of gemm()'s C blocks gives
+// it, so the A it packs is mostly the A it uses (pack_b_panel's barrier follows, so any thread may
+// read any of it). A source row is read in order; its 64-byte pieces go to consecutive K tiles.
 inline void pack_a(const Packed& p, const bf16* a) {
   const bf16 zero{0};
   const std::int64_t n = p.n;
@@ -145,31 +145,34 @@ void gemm(const Packed& p, const bf16* a, const bf16* b, float* c) {
     // Its closing barrier also waits for every thread's pack_a.
     pack_b_panel(p, b, col_set, col_set_end);
     // Its closing barrier keeps the panel until every thread is done with it.
+    // Every C block of the set is a work item, row by row: a static share is then about the row
+    // blocks this thread packed, and where there are more threads than row blocks (n = 1024 has
+    // 32) the extra threads take columns instead of idling.
+    const std::int64_t col_blocks = (col_set_end - col_set) / kBlock;
 #pragma omp for schedule(static)
-    for (std::int64_t i0 = 0; i0 < p.mp; i0 += kBlock) {
+    for (std::int64_t item = 0; item < p.mp / kBlock * col_blocks; ++item) {
+      const std::int64_t i0 = item / col_blocks * kBlock, j0 = col_set + item % col_blocks * kBlock;
       const bf16 *upper = p.a_tile(i0 / kTileRows, 0), *lower = p.a_tile(i0 / kTileRows + 1, 0);
-      for (std::int64_t j0 = col_set; j0 < col_set_end; j0 += kBlock) {
-        const std::int64_t col_tile = (j0 - col_set) / kTileRows;
-        const bf16 *left = p.b_tile(col_tile, 0), *right = p.b_tile(col_tile + 1, 0);
-        Tiles::zero_accumulators();
-        for (std::int64_t s = 0; s < p.k_steps(); ++s) {
-          const std::int64_t offset = s * kTileElements;
-          Tiles::load_a(upper + offset, lower + offset, tile_stride);
-          Tiles::load_b(left + offset, right + offset, tile_stride);
-          Tiles::multiply_accumulate();
-        }
-        const std::int64_t rows = std::min(kBlock, p.n - i0), cols = std::min(kBlock, p.n - j0);
-        if (rows == kBlock && cols == kBlock) {
-          float* ct = c + i0 * p.n + j0;
-          const std::int64_t c_stride = p.n * 4;
-          Tiles::store_accumulators(ct, ct + kTileRows, ct + kTileRows * p.n,
-                                    ct + kTileRows * p.n + kTileRows, c_stride);
-        } else if (rows > 0 && cols > 0) {
-          Tiles::store_accumulators(scratch, scratch + kTileRows, scratch + kTileRows * kBlock,
-                                    scratch + kTileRows * kBlock + kTileRows, kBlock * 4);
-          for (std::int64_t r = 0; r < rows; ++r)
-            std::memcpy(c + (i0 + r) * p.n + j0, scratch + r * kBlock, sizeof(float) * cols);
-        }
+      const std::int64_t col_tile = (j0 - col_set) / kTileRows;
+      const bf16 *left = p.b_tile(col_tile, 0), *right = p.b_tile(col_tile + 1, 0);
+      Tiles::zero_accumulators();
+      for (std::int64_t s = 0; s < p.k_steps(); ++s) {
+        const std::int64_t offset = s * kTileElements;
+        Tiles::load_a(upper + offset, lower + offset, tile_stride);
+        Tiles::load_b(left + offset, right + offset, tile_stride);
+        Tiles::multiply_accumulate();
+      }
+      const std::int64_t rows = std::min(kBlock, p.n - i0), cols = std::min(kBlock, p.n - j0);
+      if (rows == kBlock && cols == kBlock) {
+        float* ct = c + i0 * p.n + j0;
+        const std::int64_t c_stride = p.n * 4;
+        Tiles::store_accumulators(ct, ct + kTileRows, ct + kTileRows * p.n,
+                                  ct + kTileRows * p.n + kTileRows, c_stride);
+      } else if (rows > 0 && cols > 0) {
+        Tiles::store_accumulators(scratch, scratch + kTileRows, scratch + kTileRows * kBlock,
+                                  scratch + kTileRows * kBlock + kTileRows, kBlock * 4);
+        for (std::int64_t r = 0; r < rows; ++r)
+          std::memcpy(c + (i0 + r) * p.n + j0, scratch + r * kBlock, sizeof(float) * cols);
       }
     }
   }
