@@ -15,6 +15,7 @@ exec > >(tee "$log") 2>&1
 start=$(date +%s)
 echo "gpu-check: $(date -u +%FT%TZ) on $(hostname), $(nproc) cores"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+echo "gpu-check: $(cmake --version | head -n 1); $(c++ --version 2>/dev/null | head -n 1); $(nvcc --version 2>/dev/null | tail -n 1)"
 
 prefix_args=()
 if [ "${LADDER_GPU_DEPS:-}" = force ] || ! [ -e /usr/lib/x86_64-linux-gnu/cmake/benchmark/benchmarkConfig.cmake ]; then

@@ -110,11 +110,11 @@ TEST(Cli, ListShowsEveryRungWithItsStatus) {
   EXPECT_EQ(lines, with_status);
 }
 
-// Without a GPU (as in CI) the GPU rungs say why, with the CUDA runtime's own words, and asking
-// for one alone is refused; with a GPU they are available.
+// Without a GPU (as in CI) the GPU rungs say why, with the CUDA runtime's own words (or, in a
+// build without CUDA, that it was left out), and asking for one alone is refused; with a GPU they
+// are available. The same holds for the GPU suites' rungs.
 TEST(Cli, GpuRungsAreAvailableOrSayWhy) {
   Result list = run_ladderbench("--list");
-  if (list.output.find("gemm/cuda-naive") == std::string::npos) GTEST_SKIP() << "built without CUDA";
   bool naive_unavailable = false;
   for (const char* rung : {"gemm/cuda-naive ", "gemm/cuda-tiled ", "gemm/cuda-regtile ", "gemm/cublas ",
                            "gemm/cublas-tf32 ", "gemm/cublas-f16 ", "gemm/cublas-bf16 "}) {
@@ -126,10 +126,17 @@ TEST(Cli, GpuRungsAreAvailableOrSayWhy) {
     EXPECT_TRUE(available || (reason != std::string::npos && line.size() > reason + 14)) << line;
     if (std::string(rung) == "gemm/cuda-naive ") naive_unavailable = !available;
   }
+  auto suites = list.output.find("{stream,pcie,roofline,overhead}/{device-copy,");
+  ASSERT_NE(suites, std::string::npos) << list.output;
+  std::string line = list.output.substr(suites, list.output.find('\n', suites) - suites);
+  EXPECT_NE(line.find(naive_unavailable ? "on the GPU  unavailable: " : "on the GPU  available"), std::string::npos) << line;
   if (naive_unavailable) {
     Result r = run_ladderbench("--rungs cuda-naive --sizes 8");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.output.find("skipping gemm/cuda-naive: unavailable: "), std::string::npos) << r.output;
+    Result pcie = run_ladderbench("--suite pcie --rungs h2d-pinned");
+    EXPECT_EQ(pcie.exit_code, 2);
+    EXPECT_NE(pcie.output.find("no case to run: h2d-pinned is unavailable: "), std::string::npos) << pcie.output;
   }
 }
 
