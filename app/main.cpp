@@ -127,11 +127,9 @@ std::int64_t parse_size(const std::string& text) {
 std::vector<std::string> known_rungs() {
   std::vector<std::string> names;
   for (const auto& g : registry().gemm) names.push_back(g.name);
-  std::vector<std::string> gpu_names;  // the GPU suites' rungs, known whether or not this build has CUDA
-  for (const auto& o : optional_rungs())
-    if (o.kind == RungKind::gpu_suite) gpu_names.push_back(o.name);
+  // The GPU suites' rungs are known whether or not this build has CUDA.
   for (auto list : {stream_rung_names(), std::vector<std::string>{"one-core", "all-cores"}, roofline_rung_names(),
-                    overhead_rung_names(), gpu_names, model::backend_names()})
+                    overhead_rung_names(), optional_rung_names(RungKind::gpu_suite), model::backend_names()})
     for (auto& n : list)
       if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   return names;
@@ -224,6 +222,15 @@ std::vector<BenchmarkCase> apply_filter(const std::vector<BenchmarkCase>& cases,
   return kept;
 }
 
+// Why the GPU suites' rungs cannot run: no CUDA in this build, or the CUDA runtime's reason.
+std::string gpu_suites_unavailable_reason() {
+#ifdef LADDER_HAVE_CUDA
+  return cuda::unavailable_reason();
+#else
+  return not_built_reason(OptionalBackend::cuda);
+#endif
+}
+
 void print_list() {
   const Registry& r = registry();
   for (const auto& rung : r.gemm) {
@@ -238,17 +245,10 @@ void print_list() {
   fmt::print("cache/{{one-core,all-cores}}  read bandwidth against working-set size\n");
   fmt::print("roofline/{{{}}}  f32, f64 (boxed: f64)  k = 0..512 FMAs per element\n", fmt::join(roofline_rung_names(), ","));
   fmt::print("overhead/{{{}}}  and gemm at n = 1..64 through each library\n", fmt::join(overhead_rung_names(), ","));
-  {
-    std::vector<std::string> gpu_names;
-    for (const auto& o : optional_rungs())
-      if (o.kind == RungKind::gpu_suite) gpu_names.push_back(o.name);
-    std::string reason = not_built_reason(OptionalBackend::cuda);
-#ifdef LADDER_HAVE_CUDA
-    reason = cuda::unavailable_reason();
-#endif
-    fmt::print("{{stream,pcie,roofline,overhead}}/{{{}}}  on the GPU  {}\n", fmt::join(gpu_names, ","),
-               reason.empty() ? "available" : "unavailable: " + reason);
-  }
+  const std::string gpu_reason = gpu_suites_unavailable_reason();
+  fmt::print("{{stream,pcie,roofline,overhead}}/{{{}}}  on the GPU  {}\n",
+             fmt::join(optional_rung_names(RungKind::gpu_suite), ","),
+             gpu_reason.empty() ? "available" : "unavailable: " + gpu_reason);
   for (const auto& b : model::backends()) {
     std::string reason = b.unavailable_reason();
     fmt::print("model/{:<11} {:<5} {:<10} {}\n", b.name, dtype_name(b.dtype), threading_name(b.threading),
@@ -358,11 +358,8 @@ int main(int argc, char** argv) {
         if (g.name == rung) refuse_if_unavailable(rung, g.unavailable_reason());
       for (const auto& b : model::backends())
         if (b.name == rung) refuse_if_unavailable(rung, b.unavailable_reason());
-      refuse_if_unavailable(rung, not_built_reason(rung));  // the GPU suites' rungs in a build without CUDA
-#ifdef LADDER_HAVE_CUDA
-      for (const auto& o : optional_rungs())
-        if (o.kind == RungKind::gpu_suite && o.name == rung) refuse_if_unavailable(rung, cuda::unavailable_reason());
-#endif
+      for (const auto& name : optional_rung_names(RungKind::gpu_suite))
+        if (name == rung) refuse_if_unavailable(rung, gpu_suites_unavailable_reason());
     }
     usage_error("no case to run: the suites, filter, rungs and sizes select nothing available");
   }

@@ -54,6 +54,7 @@ struct OptionalRung {
   DType dtype;
 };
 const std::vector<OptionalRung>& optional_rungs();
+std::vector<std::string> optional_rung_names(RungKind kind);
 bool backend_built(OptionalBackend backend);
 // "this build has no CUDA backend (LADDER_WITH_CUDA=OFF, or AUTO did not find it when configured)"
 std::string not_built_reason(OptionalBackend backend);
