@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -60,6 +62,16 @@ TEST_F(SmokeRun, ContextDescribesMachineBuildAndPeaks) {
                           "cpu_microarchitecture"})
     EXPECT_TRUE(ctx.contains(key)) << key;
   EXPECT_GT(std::stod(ctx["peak_f32_flops"].get<std::string>()), 1e8);
+  // A build with CUDA names its runtime and cuBLAS versions, with or without a device.
+  if (ctx.contains("cuda_device_status")) {
+    for (const char* key : {"cuda_runtime_version", "cuda_driver_version", "cublas_version"})
+      EXPECT_TRUE(ctx.contains(key)) << key;
+    if (ctx.contains("cublas_version")) {
+      const std::string version = ctx["cublas_version"].get<std::string>();
+      EXPECT_EQ(std::count(version.begin(), version.end(), '.'), 2) << version;
+      EXPECT_NE(version.rfind("0.", 0), 0u) << version;
+    }
+  }
   // The sweep's plateaus (which levels show depends on the machine and the smoke sweep's reach).
   int one_core = 0, all_cores = 0;
   for (auto it = ctx.begin(); it != ctx.end(); ++it) {

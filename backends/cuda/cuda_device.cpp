@@ -48,6 +48,12 @@ std::vector<std::pair<std::string, std::string>> device_context() {
   ctx.emplace_back("cuda_runtime_version", fmt::format("{}.{}", runtime / 1000, runtime % 1000 / 10));
   ctx.emplace_back("cuda_driver_version", driver ? fmt::format("{}.{}", driver / 1000, driver % 1000 / 10) : "none");
   ctx.emplace_back("cuda_device_status", unavailable_reason().empty() ? "available" : "unavailable: " + unavailable_reason());
+  // The library's own version, without a device or a handle (a handle costs a context and a workspace).
+  int major = 0, minor = 0, patch = 0;
+  if (cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
+      cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
+      cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS)
+    ctx.emplace_back("cublas_version", fmt::format("{}.{}.{}", major, minor, patch));
   if (!unavailable_reason().empty()) return ctx;
   cudaDeviceProp p{};
   cudaGetDeviceProperties(&p, 0);
@@ -64,13 +70,6 @@ std::vector<std::pair<std::string, std::string>> device_context() {
   ctx.emplace_back("gpu_memory_bus_bits", std::to_string(attribute(cudaDevAttrGlobalMemoryBusWidth)));
   ctx.emplace_back("gpu_memory_bytes", std::to_string(p.totalGlobalMem));
   ctx.emplace_back("gpu_l2_bytes", std::to_string(p.l2CacheSize));
-  cublasHandle_t handle = nullptr;
-  if (cublasCreate(&handle) == CUBLAS_STATUS_SUCCESS) {
-    int version = 0;
-    cublasGetVersion(handle, &version);
-    ctx.emplace_back("cublas_version", std::to_string(version));
-    cublasDestroy(handle);
-  }
   return ctx;
 }
 
