@@ -7,7 +7,10 @@ scripts/setup.sh
 scripts/build.sh ci
 # Most machines have no CUDA toolkit: the program must build, link and run without it too.
 scripts/build.sh cpu-only
-build/cpu-only/ladderbench --list | grep -q '^gemm/openblas .* available$' ||
+# (The list is read whole first: grep -q stops reading at its match, and under pipefail the
+# list's next write, to a closed pipe, would fail the check at random.)
+list=$(build/cpu-only/ladderbench --list)
+grep -q '^gemm/openblas .* available$' <<<"$list" ||
   { echo "test: the cpu-only build does not list gemm/openblas as available" >&2; exit 1; }
 if ! build/cpu-only/ladderbench --profile smoke --suite gemm,model --benchmark_min_time=0.001 >build/cpu-only/smoke.log 2>&1; then
   tail -20 build/cpu-only/smoke.log >&2
@@ -15,7 +18,7 @@ if ! build/cpu-only/ladderbench --profile smoke --suite gemm,model --benchmark_m
   exit 1
 fi
 # There the GPU rungs are known but unavailable, and asking for one says why in one line (exit 2).
-build/cpu-only/ladderbench --list | grep -q '^gemm/cublas .* unavailable: this build has no CUDA backend' ||
+grep -q '^gemm/cublas .* unavailable: this build has no CUDA backend' <<<"$list" ||
   { echo "test: the cpu-only build does not list gemm/cublas as not built" >&2; exit 1; }
 set +e
 refusal=$(build/cpu-only/ladderbench --suite model --rungs cuda 2>&1)
