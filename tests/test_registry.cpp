@@ -79,7 +79,6 @@ TEST(Registry, OptionalRungsAreWhatTheirBackendsRegister) {
       EXPECT_EQ(b->dtype, o.dtype) << o.name;
       EXPECT_EQ(b->unavailable_reason() == not_built_reason(o.backend), !backend_built(o.backend)) << o.name;
     }
-    EXPECT_EQ(not_built_reason(o.name).empty(), backend_built(o.backend)) << o.name;
   }
   // Every GPU rung and every library rung is in the table.
   for (const auto& r : registry().gemm)
@@ -88,7 +87,6 @@ TEST(Registry, OptionalRungsAreWhatTheirBackendsRegister) {
 #ifdef LADDER_HAVE_CUDA
   EXPECT_EQ(optional_rung_names(RungKind::gpu_suite), gpu_rung_names());
 #endif
-  EXPECT_EQ(not_built_reason("naive"), "");
   EXPECT_NE(not_built_reason(OptionalBackend::cuda).find("LADDER_WITH_CUDA"), std::string::npos);
 }
 

@@ -77,9 +77,11 @@ bool backend_built(OptionalBackend backend) {
   }
 }
 
+namespace {
 const char* backend_name(OptionalBackend backend) {
   return backend == OptionalBackend::openblas ? "OpenBLAS" : backend == OptionalBackend::onednn ? "oneDNN" : "CUDA";
 }
+}  // namespace
 
 std::string not_built_reason(OptionalBackend backend) {
   const char* what = backend_name(backend);
@@ -91,12 +93,6 @@ std::string not_built_reason(OptionalBackend backend) {
 
 std::string not_built_summary(OptionalBackend backend) {
   return std::string("a rung of the ") + backend_name(backend) + " backend, which this build left out";
-}
-
-std::string not_built_reason(std::string_view name) {
-  for (const auto& o : optional_rungs())
-    if (o.name == name && !backend_built(o.backend)) return not_built_reason(o.backend);
-  return {};
 }
 
 const Registry& registry() {
@@ -117,7 +113,7 @@ const Registry& registry() {
       GemmRung placeholder;
       placeholder.name = o.name;
       placeholder.dtype = o.dtype;
-      placeholder.threading = o.backend == OptionalBackend::cuda ? Threading::device : Threading::all_cores;
+      placeholder.threading = o.threading();
       placeholder.mechanism = "not built";
       placeholder.summary = not_built_summary(o.backend);
       placeholder.unavailable_reason = [reason = not_built_reason(o.backend)] { return reason; };

@@ -52,6 +52,7 @@ struct OptionalRung {
   RungKind kind;
   const char* name;
   DType dtype;
+  Threading threading() const { return backend == OptionalBackend::cuda ? Threading::device : Threading::all_cores; }
 };
 const std::vector<OptionalRung>& optional_rungs();
 std::vector<std::string> optional_rung_names(RungKind kind);
@@ -60,8 +61,5 @@ bool backend_built(OptionalBackend backend);
 std::string not_built_reason(OptionalBackend backend);
 // "a rung of the CUDA backend, which this build left out": a placeholder's summary.
 std::string not_built_summary(OptionalBackend backend);
-const char* backend_name(OptionalBackend backend);  // "CUDA"
-// The reason `name` is unavailable in this build because its backend was left out; empty otherwise.
-std::string not_built_reason(std::string_view name);
 
 }  // namespace ladder

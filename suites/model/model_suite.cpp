@@ -251,7 +251,7 @@ const std::vector<Backend>& backends() {
     // The backends this build left out (no OpenBLAS, oneDNN or CUDA), known and unavailable.
     for (const auto& o : optional_rungs()) {
       if (o.kind != RungKind::model || backend_built(o.backend)) continue;
-      b.push_back({o.name, o.dtype, o.backend == OptionalBackend::cuda ? Threading::device : Threading::all_cores,
+      b.push_back({o.name, o.dtype, o.threading(),
                    not_built_summary(o.backend), [reason = not_built_reason(o.backend)] { return reason; },
                    [](const Config&, const Weights&, const Inputs&) -> Prepared {
                      throw std::logic_error("a model backend this build left out was prepared");
