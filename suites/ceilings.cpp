@@ -86,9 +86,13 @@ double Ceilings::peak(DType dtype, int t) const { return peaks.peak_at(dtype, t 
 double Ceilings::bandwidth(double bytes_per_thread, int t) const {
   const auto& plateaus = t > 1 ? plateaus_all_cores : plateaus_one_core;
   if (plateaus.empty()) return triad_bytes_per_second;
+  // The last plateau that starts at or below the working set. One in the transition after a
+  // plateau still partly fits that level, so the slower level's rate would be no roof: it gets
+  // the faster one's.
+  const cache::Plateau* holder = &plateaus.front();
   for (const auto& p : plateaus)
-    if (bytes_per_thread <= static_cast<double>(p.to_bytes)) return p.level == "DRAM" ? dram_bandwidth(t) : p.bytes_per_second;
-  return dram_bandwidth(t);  // larger than every plateau: main memory
+    if (static_cast<double>(p.from_bytes) <= bytes_per_thread) holder = &p;
+  return holder->level == "DRAM" ? dram_bandwidth(t) : holder->bytes_per_second;
 }
 
 double Ceilings::dram_bandwidth(int t) const {

@@ -35,7 +35,8 @@ struct Ceilings {
   DeviceCeilings device;  // the GPU's, where one answers (name empty otherwise)
 
   double peak(DType dtype, int threads) const;
-  // Read bandwidth of the level that holds `bytes_per_thread` on `threads` threads.
+  // Read bandwidth of the level that holds `bytes_per_thread` on `threads` threads (the faster
+  // level where the working set falls between two plateaus).
   double bandwidth(double bytes_per_thread, int threads) const;
   // Main memory's roof: the DRAM plateau, or STREAM triad on all cores if that is higher.
   double dram_bandwidth(int threads) const;

@@ -12,6 +12,7 @@
 #include "core/buffer.hpp"
 #include "core/cpu_features.hpp"
 #include "cpu/00_boxed/interpreter.hpp"
+#include "gemm/gemm_suite.hpp"
 #include "overhead/overhead_probes.hpp"
 #include "roofline/roofline_kernels.hpp"
 #include "stream/stream_kernels.hpp"
@@ -94,6 +95,22 @@ TEST(Regime, TheLargestLowerBoundDecides) {
   EXPECT_DOUBLE_EQ(overhead.bound_seconds(), 1e-6);
 }
 
+TEST(Regime, AGemmsOverheadFloorIsWhatEveryCallSurelyPays) {
+  Ceilings c;
+  c.call_seconds = 2e-9, c.fork_join_seconds = 1.5e-6, c.dispatch_seconds = 3e-9;
+  const GemmProblem one{1, DType::f32};
+  // Our all-core rungs open a parallel region on every call, even at n=1.
+  EXPECT_DOUBLE_EQ(gemm_overhead_floor(*registry().find_gemm("parallel"), one, c), 1.5e-6);
+  EXPECT_DOUBLE_EQ(gemm_overhead_floor(*registry().find_gemm("naive"), one, c), 2e-9);
+  // A library runs n=1 on the calling thread (OpenBLAS took 60 ns here, under a fork's 1.5 us).
+  for (auto [library, backend] : {std::pair{"openblas", OptionalBackend::openblas}, std::pair{"onednn", OptionalBackend::onednn}}) {
+    if (!backend_built(backend)) continue;
+    EXPECT_DOUBLE_EQ(gemm_overhead_floor(*registry().find_gemm(library), one, c), 2e-9) << library;
+  }
+  // The interpreter: 17 dispatches a multiply-add (two FLOPs).
+  EXPECT_DOUBLE_EQ(gemm_overhead_floor(*registry().find_gemm("boxed"), one, c), 2e-9 + 17 * 3e-9);
+}
+
 TEST(Ceilings, BandwidthComesFromTheLevelHoldingTheWorkingSet) {
   Ceilings c;
   c.threads = 2;
@@ -102,6 +119,11 @@ TEST(Ceilings, BandwidthComesFromTheLevelHoldingTheWorkingSet) {
   EXPECT_DOUBLE_EQ(c.bandwidth(16 << 10, 1), 200e9);
   EXPECT_DOUBLE_EQ(c.bandwidth(256 << 10, 1), 110e9);
   EXPECT_DOUBLE_EQ(c.bandwidth(1 << 30, 1), 20e9);
+  // Between L3 (to 12 MB) and DRAM (from 45 MB) part of the working set still fits in L3: the
+  // roof is L3's rate, not DRAM's. Below the first plateau, L1's.
+  EXPECT_DOUBLE_EQ(c.bandwidth(20e6, 1), 85e9);
+  EXPECT_DOUBLE_EQ(c.bandwidth(40e6, 2), 160e9);
+  EXPECT_DOUBLE_EQ(c.bandwidth(1024, 1), 200e9);
   EXPECT_DOUBLE_EQ(c.dram_bandwidth(2), 37e9);
   c.peaks.measurements = {{"avx512-fma", DType::f32, 2, 370e9}, {"avx512-fma", DType::f32, 1, 185e9}};
   EXPECT_DOUBLE_EQ(c.peak(DType::f32, 2), 370e9);

@@ -83,6 +83,9 @@ struct GemmRung {
   bool self_timed = false;  // the kernel reports its own time (see GemmKernel)
   // Interpreted rungs: bytecode dispatches per FLOP of their program, for the overhead floor.
   double dispatches_per_flop = 0;
+  // A library that picks its own thread count (OpenBLAS, oneDNN) may run a small problem on the
+  // calling thread, so an OpenMP fork and join is no floor on its time; only the call is.
+  bool picks_own_threads = false;
   std::string summary;      // one line for --list: what this rung is
   // What this rung removes or adds over the one below it, one of: interpretation and boxing,
   // loop order and cache lines, SIMD width, cache tiling, cores, hand-written kernel, tuned

@@ -51,6 +51,7 @@ GemmRung onednn_rung(DType dtype) {
   rung.name = dtype == DType::bf16 ? "onednn-bf16" : "onednn";
   rung.dtype = dtype;
   rung.threading = Threading::all_cores;
+  rung.picks_own_threads = true;  // its parallel() runs small work on the calling thread
   rung.mechanism = dtype == DType::bf16 ? "matrix units" : "tuned library";
   rung.summary = dtype == DType::bf16 ? "oneDNN matmul, bf16 in, f32 out (AMX or AVX512_BF16), all cores"
                                       : "oneDNN matmul f32 (JIT for this ISA), all cores";

@@ -12,6 +12,7 @@ GemmRung openblas_rung() {
   GemmRung rung;
   rung.name = "openblas";
   rung.threading = Threading::all_cores;
+  rung.picks_own_threads = true;  // one thread below its size thresholds
   rung.mechanism = "tuned library";
   rung.summary = "cblas_sgemm (OpenBLAS, OpenMP build), all cores";
   rung.prepare = [](const GemmOperands& op) {

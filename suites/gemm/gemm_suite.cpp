@@ -55,13 +55,6 @@ namespace {
 std::mutex g_verified_mutex;
 std::map<std::string, GemmVerification> g_verified;
 
-// The fixed cost below which a case cannot go: a call or a parallel region, and for interpreted
-// rungs a bytecode dispatch per operation of the program.
-double overhead_floor(const GemmRung& rung, const GemmProblem& problem, const Ceilings& c) {
-  const double call = rung.threading == Threading::all_cores ? c.fork_join_seconds : c.call_seconds;
-  return call + problem.flops() * rung.dispatches_per_flop * c.dispatch_seconds;
-}
-
 void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Ceilings* ceilings) {
   const GemmRung& rung = *gemm_case.rung;
   const GemmProblem problem{gemm_case.n, rung.dtype};
@@ -117,7 +110,7 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
     // it, and how close it comes to that roof.
     const int threads = threads_of(rung);
     Regime regime = classify(problem.flops(), ceilings->peak(rung.dtype, threads), problem.bytes(),
-                             ceilings->bandwidth(problem.bytes() / threads, threads), overhead_floor(rung, problem, *ceilings));
+                             ceilings->bandwidth(problem.bytes() / threads, threads), gemm_overhead_floor(rung, problem, *ceilings));
     state.counters["roof_fraction"] = Counter(regime.bound_seconds(), Counter::kIsIterationInvariantRate);
     label += (label.empty() ? "" : "; ") + regime.name + "-bound";
   }
@@ -125,6 +118,11 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
 }
 
 }  // namespace
+
+double gemm_overhead_floor(const GemmRung& rung, const GemmProblem& problem, const Ceilings& c) {
+  const bool forks = rung.threading == Threading::all_cores && !rung.picks_own_threads;
+  return (forks ? c.fork_join_seconds : c.call_seconds) + problem.flops() * rung.dispatches_per_flop * c.dispatch_seconds;
+}
 
 GemmInputs make_gemm_inputs(std::int64_t n) {
   GemmInputs in;

@@ -42,6 +42,10 @@ GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& inputs
 
 std::string gemm_case_name(const GemmRung& rung, std::int64_t n);
 
+// The fixed cost below which a case of this rung cannot go: a call, or an OpenMP fork and join
+// where the rung opens a parallel region on every call, plus the interpreted rungs' dispatches.
+double gemm_overhead_floor(const GemmRung& rung, const GemmProblem& problem, const Ceilings& ceilings);
+
 struct GemmCase {
   std::string name;
   const GemmRung* rung = nullptr;

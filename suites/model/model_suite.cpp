@@ -345,9 +345,6 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
   const bool device = b.threading == Threading::device;
   if (ceilings && (!device || !ceilings->device.name.empty())) {
     const int threads = b.threading == Threading::all_cores ? ceilings->threads : 1;
-    const double call = device                                ? ceilings->device.launch_seconds
-                        : b.threading == Threading::all_cores ? ceilings->fork_join_seconds
-                                                              : ceilings->call_seconds;
     for (int i = 0; i < kOps; ++i) {
       const double bandwidth = device ? ceilings->device.copy_bytes_per_second
                                       : ceilings->bandwidth(costs[i].bytes / costs[i].calls / threads, threads);
@@ -355,6 +352,12 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
       const Op op = static_cast<Op>(i);
       const bool matrix = op == Op::corr_gemm || op == Op::qkv_gemm || op == Op::attn_scores || op == Op::attn_values ||
                           op == Op::out_gemm || op == Op::mlp_gemm || op == Op::head_gemm;
+      // Each call's certain fixed cost: a kernel launch; on the host an OpenMP fork and join for
+      // the all-core element-wise loops, but only a call for a GEMM, whose library may run a
+      // small one on the calling thread.
+      const double call = device                                            ? ceilings->device.launch_seconds
+                          : b.threading == Threading::all_cores && !matrix ? ceilings->fork_join_seconds
+                                                                            : ceilings->call_seconds;
       const DType unit = matrix || b.dtype == DType::f64 ? b.dtype : DType::f32;
       const double peak = device ? ceilings->device.peak(unit) : ceilings->peak(unit, threads);
       Regime r = classify(costs[i].flops, peak, costs[i].bytes, bandwidth, call * costs[i].calls);
