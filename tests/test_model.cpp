@@ -84,6 +84,10 @@ TEST(Model, FlopAndByteCountsMatchAHandCount) {
   EXPECT_DOUBLE_EQ(at(Op::attn_softmax).flops, 5.0 * 2 * 16);
   EXPECT_DOUBLE_EQ(at(Op::mlp_gemm).flops, 2.0 * 2 * 4 * 4 * 16);  // two GEMMs of L x C x 4C
   EXPECT_DOUBLE_EQ(at(Op::head_gemm).flops, 2.0 * 4 * 4 * 2);
+  // Two residual adds (x and y read, x written) and the transpose of f1 into x (read, written).
+  EXPECT_DOUBLE_EQ(at(Op::residual).flops, 2.0 * 16);
+  EXPECT_DOUBLE_EQ(at(Op::residual).bytes, 4.0 * (2 * 3 * 16 + 2 * 16));
+  EXPECT_DOUBLE_EQ(at(Op::residual).calls, 3);
   double total = 0;
   for (const auto& c : cost) total += c.flops;
   EXPECT_GT(total, at(Op::corr_gemm).flops);

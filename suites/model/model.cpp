@@ -60,7 +60,7 @@ std::vector<OpCost> op_costs(const Config& c) {
   calls(Op::mlp_gemm, 2 * layers);
   calls(Op::attn_scores, layers * H);
   calls(Op::attn_values, layers * H);
-  calls(Op::residual, 2 * layers + 1);
+  calls(Op::residual, 2 * layers + 1);  // two adds a layer, and the transpose that starts the stream
   add(Op::corr_gemm, 2 * L * L * C, f * (2 * L * C + L * L));
   add(Op::corr_softmax, 5 * L * L, f * 2 * L * L);           // max, subtract, exp, sum, divide
   add(Op::soft_argmax, 4 * L * L + 2 * L, f * (L * L + 2 * L));  // two multiply-adds per pair
@@ -72,7 +72,7 @@ std::vector<OpCost> op_costs(const Config& c) {
   add(Op::out_gemm, layers * 2 * L * C * C, layers * f * (2 * L * C + C * C + C));
   add(Op::mlp_gemm, layers * 2 * (2 * L * C * 4 * C), layers * f * (2 * (L * C + 4 * C * C + L * 4 * C) + 5 * C));
   add(Op::gelu, layers * 8 * L * 4 * C, layers * f * 2 * L * 4 * C);
-  add(Op::residual, layers * 2 * L * C, layers * f * 2 * 3 * L * C);
+  add(Op::residual, layers * 2 * L * C, layers * f * 2 * 3 * L * C + f * 2 * L * C);  // + the stream's start: f1 transposed
   add(Op::head_gemm, 2 * L * C * kHeadOutputs, f * (L * C + C * kHeadOutputs + kHeadOutputs + L * kHeadOutputs));
   return cost;
 }
