@@ -45,7 +45,7 @@ Options:
                       gemm      the ladder: C = A*B at every rung
                       stream    STREAM copy/scale/add/triad (f64, f32; cached and streaming stores)
                       cache     read bandwidth against working-set size, one core and all cores
-                      roofline  FLOP/s against arithmetic intensity (scalar, avx512, boxed)
+                      roofline  FLOP/s against arithmetic intensity (scalar, avx2, avx512, boxed)
                       overhead  fixed costs: a call, a parallel region, a bytecode, tiny GEMMs
                       pcie      host-device copies, pinned and pageable (GPU builds, with a device)
                       model     a dense-matching network (4D correlation + transformer) per backend
@@ -361,6 +361,8 @@ int main(int argc, char** argv) {
       for (const auto& name : optional_rung_names(RungKind::gpu_suite))
         if (name == rung) refuse_if_unavailable(rung, gpu_suites_unavailable_reason());
     }
+    if (const std::string reason = gpu_suites_unavailable_reason(); opt.suites == std::set<std::string>{"pcie"} && !reason.empty())
+      usage_error("no case to run: the pcie suite runs only with a GPU, which is unavailable: " + reason);
     usage_error("no case to run: the suites, filter, rungs and sizes select nothing available");
   }
 

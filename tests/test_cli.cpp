@@ -137,6 +137,10 @@ TEST(Cli, GpuRungsAreAvailableOrSayWhy) {
     Result pcie = run_ladderbench("--suite pcie --rungs h2d-pinned");
     EXPECT_EQ(pcie.exit_code, 2);
     EXPECT_NE(pcie.output.find("no case to run: h2d-pinned is unavailable: "), std::string::npos) << pcie.output;
+    Result pcie_alone = run_ladderbench("--suite pcie");
+    EXPECT_EQ(pcie_alone.exit_code, 2);
+    EXPECT_NE(pcie_alone.output.find("the pcie suite runs only with a GPU, which is unavailable: "), std::string::npos)
+        << pcie_alone.output;
   }
 }
 
