@@ -72,6 +72,13 @@ TEST_F(SmokeRun, ContextDescribesMachineBuildAndPeaks) {
       EXPECT_NE(version.rfind("0.", 0), 0u) << version;
     }
   }
+  // With a device: its measured ceilings, L2's read bandwidth among them.
+  if (ctx.contains("gpu_name"))
+    for (const char* key : {"gpu_peak_f32_fma_flops", "gpu_bandwidth_copy_bytes_per_second", "gpu_bandwidth_l2_read_bytes_per_second",
+                            "gpu_l2_bytes", "gpu_overhead_launch_seconds"}) {
+      ASSERT_TRUE(ctx.contains(key)) << key;
+      EXPECT_GT(std::stod(ctx[key].get<std::string>()), 0) << key;
+    }
   // The sweep's plateaus (which levels show depends on the machine and the smoke sweep's reach).
   int one_core = 0, all_cores = 0;
   for (auto it = ctx.begin(); it != ctx.end(); ++it) {

@@ -131,6 +131,16 @@ TEST(Ceilings, BandwidthComesFromTheLevelHoldingTheWorkingSet) {
   EXPECT_DOUBLE_EQ(c.ridge_point(DType::f32, 2), 10.0);
 }
 
+TEST(Ceilings, TheDevicesMemoryRoofIsL2sWhereTheDataCanSitThere) {
+  DeviceCeilings d;
+  d.copy_bytes_per_second = 4e12, d.l2_bytes = 50e6, d.l2_read_bytes_per_second = 10e12;
+  EXPECT_DOUBLE_EQ(d.bandwidth(8e6), 10e12);
+  EXPECT_DOUBLE_EQ(d.bandwidth(100e6), 10e12);  // an in-place pass over 50 MB: 100 MB moved
+  EXPECT_DOUBLE_EQ(d.bandwidth(101e6), 4e12);
+  d.l2_read_bytes_per_second = 0;  // not measured
+  EXPECT_DOUBLE_EQ(d.bandwidth(8e6), 4e12);
+}
+
 template <class T>
 void check_stream(bool nontemporal) {
   const std::int64_t n = 1003;  // not a multiple of any vector width

@@ -34,6 +34,12 @@ int compute_capability() {
   return major * 10 + minor;
 }
 
+double l2_cache_bytes() {
+  int bytes = 0;
+  if (!unavailable_reason().empty() || cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, 0) != cudaSuccess) return 0;
+  return bytes;
+}
+
 double free_memory_bytes() {
   if (!unavailable_reason().empty()) return 0;
   std::size_t free = 0, total = 0;

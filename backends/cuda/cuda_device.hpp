@@ -13,6 +13,9 @@ const std::string& unavailable_reason();
 // Compute capability as major*10 + minor (75 for a T4, 80 for an A100, 90 for an H100/H200).
 int compute_capability();
 
+// Device 0's L2 cache in bytes; 0 where no device answers.
+double l2_cache_bytes();
+
 // Device 0's free memory now (cudaMemGetInfo); 0 where no device answers.
 double free_memory_bytes();
 

@@ -2,7 +2,9 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <memory>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -104,6 +106,19 @@ __global__ void sum_f16_kernel(const __half* __restrict__ data, std::int64_t n, 
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
     s += __half2float(data[i]);
   atomicAdd(out, s);
+}
+
+// `passes` sweeps over n float4s through L2 alone (ld.global.cg skips L1), summed in each thread
+// so that no load can be dropped; the sums meet in *total for a closed-form check.
+__global__ void read_passes_kernel(const float4* __restrict__ data, std::int64_t n, int passes, double* total) {
+  float s = 0;
+  for (int pass = 0; pass < passes; ++pass)
+    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+      const float4 v = __ldcg(data + i);
+      s += (v.x + v.y) + (v.z + v.w);
+    }
+  atomicAdd(total, static_cast<double>(s));
 }
 
 template <class T>
@@ -211,6 +226,34 @@ void fill_uniform(void* data, std::int64_t n, FillType type, std::uint32_t seed)
   else fill_uniform_kernel<<<grid_for(n), kThreads>>>(static_cast<__nv_bfloat16*>(data), n, seed);
   check(cudaGetLastError(), "fill_uniform_kernel");
   check(cudaDeviceSynchronize(), "fill_uniform_kernel");
+}
+
+double l2_read_rate(std::int64_t bytes, int passes) {
+  const std::int64_t n = bytes / 16;  // float4s
+  const int blocks = grid_for(n);
+  const std::int64_t per_thread = (n + std::int64_t{blocks} * kThreads - 1) / (std::int64_t{blocks} * kThreads);
+  // Ones, so that each thread's float sum stays an exact integer (below 2^24) and the total is known.
+  if (n <= 0 || 4.0 * static_cast<double>(per_thread) * passes >= (1 << 24))
+    throw std::runtime_error("l2_read_rate: the buffer or pass count is out of range");
+  const std::vector<float> ones(static_cast<std::size_t>(n) * 4, 1.0f);
+  DeviceBuffer data(static_cast<std::size_t>(n) * 16), total(sizeof(double));
+  data.upload(ones.data(), data.bytes());
+  DeviceTimer timer;
+  cudaStream_t s = as_stream(timer.stream());
+  auto read = [&](int count) {  // the sum restarts at 0 before each launch, outside the timing
+    check(cudaMemsetAsync(total.get(), 0, sizeof(double), s), "cudaMemsetAsync");
+    timer.start();
+    read_passes_kernel<<<blocks, kThreads, 0, s>>>(static_cast<const float4*>(data.get()), n, count,
+                                                   static_cast<double*>(total.get()));
+    return timer.stop();
+  };
+  read(1);  // brings the buffer into L2
+  double best = 0;
+  for (int trial = 0; trial < 3; ++trial) best = std::max(best, 16.0 * static_cast<double>(n) * passes / read(passes));
+  double sum = 0;
+  total.download(&sum, sizeof sum);  // the last launch's
+  if (sum != 4.0 * static_cast<double>(n) * passes) throw std::runtime_error("l2_read_rate: wrong sum");
+  return best;
 }
 
 double device_sum_f32(const float* data, std::int64_t n) {

@@ -80,6 +80,10 @@ double launch_fma_probe_f16(void* sink, std::int64_t iterations, void* stream);
 enum class FillType { f32, f16, bf16 };
 void fill_uniform(void* data, std::int64_t n, FillType type, std::uint32_t seed);
 
+// Read bandwidth of the L2 cache: `passes` sweeps, in one launch, over a buffer of `bytes` (a
+// part of L2) warmed into it; the best of three launches, checked against the buffer's sum.
+double l2_read_rate(std::int64_t bytes, int passes);
+
 // Device-side sum (in double) of n floats or n f16 values, for closed-form checks.
 double device_sum_f32(const float* data, std::int64_t n);
 double device_sum_f16(const void* data, std::int64_t n);

@@ -26,6 +26,11 @@ double DeviceCeilings::peak(DType dtype) const {
   }
 }
 
+double DeviceCeilings::bandwidth(double bytes_per_call) const {
+  const bool fits_l2 = l2_read_bytes_per_second > 0 && bytes_per_call <= 2 * l2_bytes;
+  return fits_l2 ? std::max(l2_read_bytes_per_second, copy_bytes_per_second) : copy_bytes_per_second;
+}
+
 DeviceCeilings measure_device_ceilings([[maybe_unused]] bool smoke) {
   DeviceCeilings d;
 #ifdef LADDER_HAVE_CUDA
@@ -52,6 +57,10 @@ DeviceCeilings measure_device_ceilings([[maybe_unused]] bool smoke) {
     cuda::launch_copy(static_cast<const float*>(in.get()), static_cast<float*>(out.get()), n, timer.stream());
     d.copy_bytes_per_second = std::max(d.copy_bytes_per_second, 8.0 * n / timer.stop());
   }
+  // Half of L2, so that the whole buffer stays in it; passes enough for about a millisecond.
+  d.l2_bytes = cuda::l2_cache_bytes();
+  if (d.l2_bytes > 0)
+    d.l2_read_bytes_per_second = cuda::l2_read_rate(static_cast<std::int64_t>(d.l2_bytes / 2), smoke ? 4 : 256);
   timer.start();
   for (int i = 0; i < 1000; ++i) cuda::launch_empty(timer.stream());
   d.launch_seconds = timer.stop() / 1000;

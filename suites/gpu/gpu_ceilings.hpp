@@ -1,6 +1,6 @@
 // The GPU's ceilings, measured before the cases like the CPU's: FMA-only peaks (f32, f16),
-// the best cuBLAS rate per dtype (the tensor cores' practical roof), device copy bandwidth and
-// the cost of one kernel launch.
+// the best cuBLAS rate per dtype (the tensor cores' practical roof), device copy bandwidth, L2's
+// read bandwidth and the cost of one kernel launch.
 #pragma once
 #include <string>
 #include <utility>
@@ -15,8 +15,13 @@ struct DeviceCeilings {
   double fma_f32 = 0, fma_f16 = 0;                       // FLOP/s of the FMA probes
   std::vector<std::pair<std::string, double>> cublas;    // mode → best FLOP/s
   double copy_bytes_per_second = 0;                      // device-to-device, STREAM count
+  double l2_bytes = 0;                                   // the L2 cache's size
+  double l2_read_bytes_per_second = 0;                   // reads of a buffer that L2 holds
   double launch_seconds = 0;                             // one empty kernel, back to back
   double peak(DType dtype) const;  // the best of the FMA probe and cuBLAS for that dtype
+  // The memory roof for one call moving `bytes`: L2's read rate where its data can sit in L2 (up
+  // to twice L2's size, since an in-place pass counts each byte twice), device memory's otherwise.
+  double bandwidth(double bytes_per_call) const;
 };
 
 DeviceCeilings measure_device_ceilings(bool smoke);
