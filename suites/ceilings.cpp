@@ -39,7 +39,7 @@ std::vector<cache::BandwidthPoint> read_sweep(const std::vector<std::int64_t>& s
   return curve;
 }
 
-double triad_bandwidth(std::int64_t array_bytes) {
+double triad_bandwidth(std::int64_t array_bytes, bool nontemporal) {
   const std::int64_t n = array_bytes / 8;
   AlignedBuffer<double> a(n), b(n), c(n);
   stream::Arrays<double> arrays{n, a.data(), b.data(), c.data()};
@@ -47,7 +47,7 @@ double triad_bandwidth(std::int64_t array_bytes) {
   double best = 0;
   for (int trial = 0; trial < 4; ++trial) {
     double start = now();
-    stream::run(stream::Kernel::triad, arrays, false);
+    stream::run(stream::Kernel::triad, arrays, nontemporal);
     best = std::max(best, 3.0 * 8 * static_cast<double>(n) / (now() - start));
   }
   if (stream::checksum(stream::Kernel::triad, arrays) != stream::expected_output(stream::Kernel::triad) * n)
@@ -98,7 +98,8 @@ double Ceilings::bandwidth(double bytes_per_thread, int t) const {
 double Ceilings::dram_bandwidth(int t) const {
   const auto& plateaus = t > 1 ? plateaus_all_cores : plateaus_one_core;
   for (const auto& p : plateaus)
-    if (p.level == "DRAM") return t > 1 ? std::max(p.bytes_per_second, triad_bytes_per_second) : p.bytes_per_second;
+    if (p.level == "DRAM") return t > 1 ? std::max({p.bytes_per_second, triad_bytes_per_second, triad_nt_bytes_per_second})
+                                        : p.bytes_per_second;
   return plateaus.empty() ? triad_bytes_per_second : plateaus.back().bytes_per_second;
 }
 
@@ -164,7 +165,9 @@ Ceilings measure_ceilings(const Registry& registry, const MachineInfo& machine, 
     c.read_all_cores = c.read_one_core;
     c.plateaus_all_cores = c.plateaus_one_core;
   }
-  c.triad_bytes_per_second = triad_bandwidth(smoke ? std::int64_t{1} << 20 : 4 * cache::last_level_cache_bytes(machine));
+  const std::int64_t triad_bytes = smoke ? std::int64_t{1} << 20 : 4 * cache::last_level_cache_bytes(machine);
+  c.triad_bytes_per_second = triad_bandwidth(triad_bytes, false);
+  if (isa_unavailable_reason(Isa::avx2).empty()) c.triad_nt_bytes_per_second = triad_bandwidth(triad_bytes, true);
   c.call_seconds = overhead::seconds_per_op(overhead::empty_calls, 1);
   c.fork_join_seconds = overhead::seconds_per_op(overhead::fork_joins, 1);
   overhead::BoxedProgram dispatch(overhead::BoxedProgram::Kind::dispatch), add(overhead::BoxedProgram::Kind::add);
@@ -196,6 +199,8 @@ std::vector<std::pair<std::string, std::string>> ceilings_context(const Ceilings
     for (const auto& p : *plateaus)
       ctx.emplace_back(fmt::format("bandwidth_{}_{}_bytes_per_second", p.level, label), num(p.bytes_per_second));
   ctx.emplace_back("bandwidth_stream_triad_bytes_per_second", num(c.triad_bytes_per_second));
+  if (c.triad_nt_bytes_per_second > 0)
+    ctx.emplace_back("bandwidth_stream_triad_nt_bytes_per_second", num(c.triad_nt_bytes_per_second));
   for (DType t : {DType::f32, DType::f64, DType::bf16})
     if (c.peak(t, c.threads) > 0)
       ctx.emplace_back(fmt::format("ridge_point_{}_flop_per_byte", dtype_name(t)), num(c.ridge_point(t, c.threads)));
@@ -245,7 +250,11 @@ std::string format_ceilings(const Ceilings& c) {
   for (const auto& level : levels)
     out += fmt::format("  read bandwidth {:<4} one core {:<32} all cores {}\n", level, show(c.plateaus_one_core, level),
                        show(c.plateaus_all_cores, level));
-  out += fmt::format("  STREAM triad (f64, all cores): {:.1f} GB/s\n", c.triad_bytes_per_second / 1e9);
+  out += fmt::format("  STREAM triad (f64, all cores): {:.1f} GB/s", c.triad_bytes_per_second / 1e9);
+  if (c.triad_nt_bytes_per_second > 0)
+    out += fmt::format("; with streaming stores {:.1f} GB/s", c.triad_nt_bytes_per_second / 1e9);
+  out += fmt::format("; main memory's roof {:.1f} GB/s (the best of these and the DRAM read plateau)\n",
+                     c.dram_bandwidth(c.threads) / 1e9);
   for (DType t : {DType::f32, DType::f64, DType::bf16})
     if (c.peak(t, c.threads) > 0)
       out += fmt::format("  ridge point {:<5} {:.1f} FLOP/byte (all-core peak / DRAM bandwidth)\n", dtype_name(t),

@@ -26,7 +26,8 @@ struct Ceilings {
   Peaks peaks;
   std::vector<cache::BandwidthPoint> read_one_core, read_all_cores;
   std::vector<cache::Plateau> plateaus_one_core, plateaus_all_cores;
-  double triad_bytes_per_second = 0;  // STREAM triad, f64, all cores, STREAM's byte count
+  double triad_bytes_per_second = 0;     // STREAM triad, f64, all cores, STREAM's byte count
+  double triad_nt_bytes_per_second = 0;  // the same with streaming stores (no write-allocate); 0 without AVX
   double call_seconds = 0;            // an empty function call
   double fork_join_seconds = 0;       // an empty OpenMP parallel region on all threads
   double dispatch_seconds = 0;        // one bytecode dispatch in the boxed interpreter
@@ -38,7 +39,8 @@ struct Ceilings {
   // Read bandwidth of the level that holds `bytes_per_thread` on `threads` threads (the faster
   // level where the working set falls between two plateaus).
   double bandwidth(double bytes_per_thread, int threads) const;
-  // Main memory's roof: the DRAM plateau, or STREAM triad on all cores if that is higher.
+  // Main memory's roof: the DRAM read plateau, or on all cores STREAM triad (with either kind of
+  // store) where that is higher: reads alone may not fill the memory system that mixed traffic does.
   double dram_bandwidth(int threads) const;
   // FLOP per byte where the compute roof meets the DRAM roof.
   double ridge_point(DType dtype, int threads) const { return peak(dtype, threads) / dram_bandwidth(threads); }

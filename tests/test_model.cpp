@@ -88,6 +88,12 @@ TEST(Model, FlopAndByteCountsMatchAHandCount) {
   EXPECT_DOUBLE_EQ(at(Op::residual).flops, 2.0 * 16);
   EXPECT_DOUBLE_EQ(at(Op::residual).bytes, 4.0 * (2 * 3 * 16 + 2 * 16));
   EXPECT_DOUBLE_EQ(at(Op::residual).calls, 3);
+  // What one call touches: an add reads x and y and writes x back; a softmax and GELU work in place.
+  EXPECT_DOUBLE_EQ(at(Op::residual).working_set, 4.0 * 2 * 16);
+  EXPECT_DOUBLE_EQ(at(Op::corr_softmax).working_set, 4.0 * 16);
+  EXPECT_DOUBLE_EQ(at(Op::attn_softmax).working_set, 4.0 * 2 * 16);  // both heads' scores in one call
+  EXPECT_DOUBLE_EQ(at(Op::attn_scores).working_set, 4.0 * (2 * 4 * 2 + 16));  // one head: Q and K slices, L x L out
+  EXPECT_DOUBLE_EQ(at(Op::corr_gemm).working_set, at(Op::corr_gemm).bytes);
   double total = 0;
   for (const auto& c : cost) total += c.flops;
   EXPECT_GT(total, at(Op::corr_gemm).flops);

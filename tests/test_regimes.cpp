@@ -125,6 +125,14 @@ TEST(Ceilings, BandwidthComesFromTheLevelHoldingTheWorkingSet) {
   EXPECT_DOUBLE_EQ(c.bandwidth(40e6, 2), 160e9);
   EXPECT_DOUBLE_EQ(c.bandwidth(1024, 1), 200e9);
   EXPECT_DOUBLE_EQ(c.dram_bandwidth(2), 37e9);
+  // Main memory's roof on all cores: the best of the read plateau and the two triads.
+  c.triad_bytes_per_second = 40e9;
+  EXPECT_DOUBLE_EQ(c.dram_bandwidth(2), 40e9);
+  c.triad_nt_bytes_per_second = 45e9;
+  EXPECT_DOUBLE_EQ(c.dram_bandwidth(2), 45e9);
+  EXPECT_DOUBLE_EQ(c.bandwidth(1e9, 2), 45e9);
+  EXPECT_DOUBLE_EQ(c.dram_bandwidth(1), 20e9);  // one core: its own read plateau
+  c.triad_bytes_per_second = c.triad_nt_bytes_per_second = 0;
   c.peaks.measurements = {{"avx512-fma", DType::f32, 2, 370e9}, {"avx512-fma", DType::f32, 1, 185e9}};
   EXPECT_DOUBLE_EQ(c.peak(DType::f32, 2), 370e9);
   EXPECT_DOUBLE_EQ(c.peak(DType::f32, 1), 185e9);
@@ -135,8 +143,8 @@ TEST(Ceilings, TheDevicesMemoryRoofIsL2sWhereTheDataCanSitThere) {
   DeviceCeilings d;
   d.copy_bytes_per_second = 4e12, d.l2_bytes = 50e6, d.l2_read_bytes_per_second = 10e12;
   EXPECT_DOUBLE_EQ(d.bandwidth(8e6), 10e12);
-  EXPECT_DOUBLE_EQ(d.bandwidth(100e6), 10e12);  // an in-place pass over 50 MB: 100 MB moved
-  EXPECT_DOUBLE_EQ(d.bandwidth(101e6), 4e12);
+  EXPECT_DOUBLE_EQ(d.bandwidth(50e6), 10e12);
+  EXPECT_DOUBLE_EQ(d.bandwidth(51e6), 4e12);
   d.l2_read_bytes_per_second = 0;  // not measured
   EXPECT_DOUBLE_EQ(d.bandwidth(8e6), 4e12);
 }

@@ -26,8 +26,8 @@ double DeviceCeilings::peak(DType dtype) const {
   }
 }
 
-double DeviceCeilings::bandwidth(double bytes_per_call) const {
-  const bool fits_l2 = l2_read_bytes_per_second > 0 && bytes_per_call <= 2 * l2_bytes;
+double DeviceCeilings::bandwidth(double working_set) const {
+  const bool fits_l2 = l2_read_bytes_per_second > 0 && working_set <= l2_bytes;
   return fits_l2 ? std::max(l2_read_bytes_per_second, copy_bytes_per_second) : copy_bytes_per_second;
 }
 

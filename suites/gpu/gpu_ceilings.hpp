@@ -19,9 +19,9 @@ struct DeviceCeilings {
   double l2_read_bytes_per_second = 0;                   // reads of a buffer that L2 holds
   double launch_seconds = 0;                             // one empty kernel, back to back
   double peak(DType dtype) const;  // the best of the FMA probe and cuBLAS for that dtype
-  // The memory roof for one call moving `bytes`: L2's read rate where its data can sit in L2 (up
-  // to twice L2's size, since an in-place pass counts each byte twice), device memory's otherwise.
-  double bandwidth(double bytes_per_call) const;
+  // The memory roof for a call that touches `working_set` bytes: L2's read rate where they can
+  // sit in L2, device memory's otherwise.
+  double bandwidth(double working_set) const;
 };
 
 DeviceCeilings measure_device_ceilings(bool smoke);

@@ -36,6 +36,9 @@ struct OpCost {
   double flops = 0;  // exp, tanh and division count one FLOP each
   double bytes = 0;  // compulsory f32 traffic: inputs read once, outputs written once
   double calls = 0;  // how many times the pass runs it (each pays a call's fixed cost)
+  // The bytes one call touches: the level of memory that can hold them sets its bandwidth roof.
+  // Less than bytes / calls where the operation works in place (a byte read, then written back).
+  double working_set = 0;
 };
 // The whole forward pass's cost per operation type (summed over layers and heads).
 std::vector<OpCost> op_costs(const Config& c);

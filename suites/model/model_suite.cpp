@@ -346,8 +346,8 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
   if (ceilings && (!device || !ceilings->device.name.empty())) {
     const int threads = b.threading == Threading::all_cores ? ceilings->threads : 1;
     for (int i = 0; i < kOps; ++i) {
-      const double bandwidth = device ? ceilings->device.bandwidth(costs[i].bytes / costs[i].calls)
-                                      : ceilings->bandwidth(costs[i].bytes / costs[i].calls / threads, threads);
+      const double bandwidth = device ? ceilings->device.bandwidth(costs[i].working_set)
+                                      : ceilings->bandwidth(costs[i].working_set / threads, threads);
       // GEMMs run in the backend's number format; everything else in f32 (f64 in the reference).
       const Op op = static_cast<Op>(i);
       const bool matrix = op == Op::corr_gemm || op == Op::qkv_gemm || op == Op::attn_scores || op == Op::attn_values ||
