@@ -59,10 +59,12 @@ class Machine:
     def bandwidth(self):
         if self.spec:
             return self.spec.get("memory", {}).get("bandwidth_bytes_per_second")
-        for key in ("bandwidth_DRAM_all_cores_bytes_per_second", "bandwidth_stream_triad_bytes_per_second"):
-            if key in self.context:
-                return float(self.context[key])
-        return None
+        # The program's own main-memory roof; older files: the best of what they measured, as it was then.
+        if "bandwidth_main_memory_roof_bytes_per_second" in self.context:
+            return float(self.context["bandwidth_main_memory_roof_bytes_per_second"])
+        values = [float(self.context[key]) for key in ("bandwidth_DRAM_all_cores_bytes_per_second",
+                                                       "bandwidth_stream_triad_bytes_per_second") if key in self.context]
+        return max(values) if values else None
 
     def capacity(self):
         if self.spec:

@@ -201,6 +201,7 @@ std::vector<std::pair<std::string, std::string>> ceilings_context(const Ceilings
   ctx.emplace_back("bandwidth_stream_triad_bytes_per_second", num(c.triad_bytes_per_second));
   if (c.triad_nt_bytes_per_second > 0)
     ctx.emplace_back("bandwidth_stream_triad_nt_bytes_per_second", num(c.triad_nt_bytes_per_second));
+  ctx.emplace_back("bandwidth_main_memory_roof_bytes_per_second", num(c.dram_bandwidth(c.threads)));
   for (DType t : {DType::f32, DType::f64, DType::bf16})
     if (c.peak(t, c.threads) > 0)
       ctx.emplace_back(fmt::format("ridge_point_{}_flop_per_byte", dtype_name(t)), num(c.ridge_point(t, c.threads)));

@@ -180,3 +180,11 @@ def test_google_benchmarks_compare_py_accepts_two_of_our_files():
     names = [{b["run_name"] for b in json.loads(f.read_text())["benchmarks"]} for f in (first, second)]
     common = sorted(n for n in names[0] & names[1] if n.startswith("gemm/"))
     assert common and all(n in result.stdout for n in common)  # every GEMM case the two files share
+
+
+def test_main_memory_roof_is_the_programs_own_or_the_best_an_older_file_measured():
+    m = report.Machine("m", "m", "cpu", True)
+    m.context = {"bandwidth_DRAM_all_cores_bytes_per_second": "20e9", "bandwidth_stream_triad_bytes_per_second": "24e9"}
+    assert m.bandwidth() == 24e9  # an older file: the best of its read plateau and triad
+    m.context["bandwidth_main_memory_roof_bytes_per_second"] = "32e9"  # triad with streaming stores
+    assert m.bandwidth() == 32e9
