@@ -76,7 +76,7 @@ std::vector<OpCost> op_costs(const Config& c) {
   add(Op::head_gemm, 2 * L * C * kHeadOutputs, f * (L * C + C * kHeadOutputs + kHeadOutputs + L * kHeadOutputs));
   for (auto& op : cost) op.working_set = op.calls > 0 ? op.bytes / op.calls : 0;
   for (Op op : {Op::corr_softmax, Op::attn_softmax, Op::gelu}) cost[static_cast<int>(op)].working_set /= 2;  // in place
-  if (layers > 0) cost[static_cast<int>(Op::residual)].working_set = f * 2 * L * C;  // x and y, or f1 and x
+  cost[static_cast<int>(Op::residual)].working_set = f * 2 * L * C;  // x and y, or f1 and x
   return cost;
 }
 
