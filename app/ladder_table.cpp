@@ -197,6 +197,33 @@ std::string format_roofline_summary(const std::vector<benchmark::BenchmarkReport
   return out;
 }
 
+std::string format_roof_check(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
+  int figures = 0, above = 0;
+  double largest = 0;
+  std::string where;
+  for (const auto& [key, run] : representative_runs(runs)) {
+    if (run->error_occurred) continue;
+    for (const auto& [name, value] : run->counters) {
+      const bool whole = name == "roof_fraction";
+      if (!whole && !(name.rfind("op/", 0) == 0 && name.ends_with("/roof_fraction"))) continue;
+      ++figures;
+      above += value > 1.0;
+      if (value > largest) {
+        largest = value;
+        const std::string case_name = key.substr(0, key.rfind("/real_time"));
+        where = whole ? case_name : case_name + " " + name.substr(3, name.size() - 3 - std::string("/roof_fraction").size());
+      }
+    }
+  }
+  if (figures == 0) return "";
+  if (above == 0) return fmt::format("  all {} figures at or below their roof (the closest: {:.2f}, {})\n", figures, largest, where);
+  return fmt::format(
+      "  {} of {} figures above their roof (the largest: {:.2f}, {}). Each roof is a lower bound on the time, from\n"
+      "  ceilings measured before the cases: above 1 means the machine moved in between (a shared VM's memory\n"
+      "  bandwidth, clock or fork cost), not a case beating its roof. Compare the repetitions, or run again.\n",
+      above, figures, largest, where);
+}
+
 }  // namespace ladder
 
 namespace ladder {

@@ -56,4 +56,8 @@ std::string format_model_sweep(const std::vector<benchmark::BenchmarkReporter::R
 // at the highest against its peak probe.
 std::string format_roofline_summary(const std::vector<benchmark::BenchmarkReporter::Run>& runs, const Ceilings& ceilings);
 
+// Every roof_fraction of the run (GEMM and roofline cases, each model operation; medians where
+// repetitions made them): how many exceed 1, and the largest. Empty where no case has one.
+std::string format_roof_check(const std::vector<benchmark::BenchmarkReporter::Run>& runs);
+
 }  // namespace ladder

@@ -438,6 +438,8 @@ int main(int argc, char** argv) {
     std::fputs(fmt::format("\nThe model against resolution (time per pass grows as (HW)^2 once the volumes dominate):\n{}", sweep).c_str(), stdout);
   if (auto roofs = format_roofline_summary(reporter.runs(), ceilings); !roofs.empty())
     std::fputs(fmt::format("\nThe roofline sweep against the ceilings:\n{}", roofs).c_str(), stdout);
+  if (auto check = format_roof_check(reporter.runs()); !check.empty())
+    std::fputs(fmt::format("\nEach case against its roof (roof_fraction, medians):\n{}", check).c_str(), stdout);
   std::fputs(("\n" + format_ceilings(ceilings)).c_str(), stdout);
 
   int failed = 0;

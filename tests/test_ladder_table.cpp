@@ -47,5 +47,25 @@ TEST(LadderTable, ModelSweepShowsTheGrowthExponent) {
   EXPECT_NE(table.find("8.00 s"), std::string::npos) << table;
 }
 
+TEST(LadderTable, RoofCheckCountsFiguresAboveTheirRoofAndNamesTheLargest) {
+  auto run = [](const char* name, std::map<std::string, double> counters) {
+    benchmark::BenchmarkReporter::Run r;
+    r.run_name.function_name = name;
+    r.iterations = 1;
+    for (const auto& [key, value] : counters) r.counters[key] = value;
+    return r;
+  };
+  std::vector<benchmark::BenchmarkReporter::Run> runs = {
+      run("gemm/avx2/f32/n:1024/real_time", {{"roof_fraction", 0.8}}),
+      run("model/cpu/f32/tokens:20/real_time", {{"op/residual/roof_fraction", 0.9}, {"op/gelu/roof_fraction", 0.5}})};
+  std::string check = format_roof_check(runs);
+  EXPECT_NE(check.find("all 3 figures at or below their roof (the closest: 0.90, model/cpu/f32/tokens:20 residual)"),
+            std::string::npos) << check;
+  runs.push_back(run("roofline/avx2/f64/k:4/real_time", {{"roof_fraction", 1.24}}));
+  check = format_roof_check(runs);
+  EXPECT_NE(check.find("1 of 4 figures above their roof (the largest: 1.24, roofline/avx2/f64/k:4)"), std::string::npos) << check;
+  EXPECT_EQ(format_roof_check({run("stream/copy/f64/n:8/real_time", {{"bytes", 16}})}), "");
+}
+
 }  // namespace
 }  // namespace ladder
