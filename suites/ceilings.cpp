@@ -218,8 +218,7 @@ std::vector<std::pair<std::string, std::string>> ceilings_context(const Ceilings
     ctx.emplace_back("gpu_peak_f16_fma_flops", num(c.device.fma_f16));
     for (const auto& [mode, rate] : c.device.cublas) ctx.emplace_back("gpu_peak_" + mode + "_flops", num(rate));
     ctx.emplace_back("gpu_bandwidth_copy_bytes_per_second", num(c.device.copy_bytes_per_second));
-    ctx.emplace_back("gpu_bandwidth_l2_read_bytes_per_second", num(c.device.l2_read_bytes_per_second));
-    ctx.emplace_back("gpu_l2_bytes", num(c.device.l2_bytes));
+    ctx.emplace_back("gpu_bandwidth_l2_read_bytes_per_second", num(c.device.l2_read_bytes_per_second));  // L2's size: device_context's gpu_l2_bytes
     ctx.emplace_back("gpu_overhead_launch_seconds", num(c.device.launch_seconds));
   }
   return ctx;
