@@ -3,7 +3,12 @@
 execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${SRC}
   OUTPUT_VARIABLE sha OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0 OR NOT sha)
-  set(sha "unknown")
+  # A copy of the tree without .git (as sent to a GPU machine) can be told its SHA.
+  if(DEFINED ENV{LADDER_SOURCE_SHA} AND NOT "$ENV{LADDER_SOURCE_SHA}" STREQUAL "")
+    set(sha "$ENV{LADDER_SOURCE_SHA}")
+  else()
+    set(sha "unknown")
+  endif()
 else()
   execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY ${SRC}
     OUTPUT_VARIABLE changes OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)

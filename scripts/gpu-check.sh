@@ -1,21 +1,69 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU (CMake, nvcc and cuBLAS present; no network needed): build from
-# source with the CUDA backend required, run the GPU tests, then the GPU rungs' quick profile.
-# Leaves gpu-quick.json (GEMM), gpu-suites.json (device suites, the model and its sweep),
-# ctest.log and gpu-check.log in the folder given (default: gpu-check-out).
+# source with the CUDA backend required, run the tests (the GPU ones included), then the GPU
+# rungs' quick profile. Leaves in the folder given (default: gpu-check-out):
+#   machine.txt      the CPU, its ISA flags and the GPU as nvidia-smi sees them (before and after)
+#   list.txt         every rung, available or why not
+#   ctest.log        the whole test run
+#   gpu-gemm.json    the GEMM ladder's GPU rungs at n = 1024, 2048 (and the CPU's fastest beside them)
+#   gpu-device.json  the device's stream, pcie, roofline and overhead suites
+#   gpu-model.json   the model's GPU backends (cpu and cpu-bf16 beside them) and its resolution sweep
+#   gpu-check.log    everything printed, tables included (kept even where a step runs out of time)
 #   scripts/gpu-check.sh OUT_DIR
+# The whole check is held to LADDER_GPU_CHECK_SECONDS (default 480): each step runs under a timeout
+# of what is left (and its own cap), so a step that hangs costs that step, not the others' output.
 # Debian's Google Benchmark, fmt and gtest are used where installed; otherwise the .deb files
 # in .deps/ (from scripts/gpu-deps.sh) are unpacked into build/gpu-deps and used from there
 # (LADDER_GPU_DEPS=force uses them even where the system has its own, to test this path).
-set -euo pipefail
+set -uo pipefail
 cd "$(dirname "$0")/.."
 out="$(mkdir -p "${1:-gpu-check-out}" && cd "${1:-gpu-check-out}" && pwd)"
-log="$out/gpu-check.log"
-exec > >(tee "$log") 2>&1
+exec > >(tee "$out/gpu-check.log") 2>&1
 start=$(date +%s)
-echo "gpu-check: $(date -u +%FT%TZ) on $(hostname), $(nproc) cores"
-command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+budget=${LADDER_GPU_CHECK_SECONDS:-480}
+failed=()
+
+# step NAME CAP COMMAND...: COMMAND under a timeout of its CAP or the budget's rest, whichever is
+# less; its exit status is recorded, and the check goes on to the next step.
+step() {
+  local name=$1 cap=$2 left
+  shift 2
+  left=$(( budget - ($(date +%s) - start) ))
+  (( left < cap )) && cap=$left
+  if (( cap < 15 )); then
+    echo "gpu-check: $name not run: ${budget} s budget spent"
+    failed+=("$name: not run")
+    return 1
+  fi
+  echo "gpu-check: $name (at most $cap s)"
+  local began rc
+  began=$(date +%s)
+  timeout --signal=INT --kill-after=15 "$cap" "$@"
+  rc=$?
+  echo "gpu-check: $name exit $rc after $(( $(date +%s) - began )) s"
+  (( rc == 0 )) || failed+=("$name: exit $rc$( (( rc == 124 )) && echo ' (out of time)')")
+  return "$rc"
+}
+
+describe_gpu() {
+  command -v nvidia-smi >/dev/null || { echo "nvidia-smi: not found"; return; }
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu \
+    --format=csv || true
+}
+{
+  echo "date: $(date -u +%FT%TZ); host: $(hostname); cores: $(nproc)"
+  grep -m1 'model name' /proc/cpuinfo
+  echo "isa flags: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|avx512f|avx512bw|avx512vl|avx512dq|avx512_bf16|avx512_fp16|amx_tile|amx_bf16|amx_int8)$' | tr '\n' ' ')"
+  free -g | head -n 2
+  describe_gpu
+} > "$out/machine.txt" 2>&1
+cat "$out/machine.txt"
+
+# nvcc may sit in the toolkit's folder without being on PATH.
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
 echo "gpu-check: $(cmake --version | head -n 1); $(c++ --version 2>/dev/null | head -n 1); $(nvcc --version 2>/dev/null | tail -n 1)"
+generator=Ninja
+command -v ninja >/dev/null || generator="Unix Makefiles"
 
 prefix_args=()
 if [ "${LADDER_GPU_DEPS:-}" = force ] || ! [ -e /usr/lib/x86_64-linux-gnu/cmake/benchmark/benchmarkConfig.cmake ]; then
@@ -36,26 +84,35 @@ if [ "${LADDER_GPU_DEPS:-}" = force ] || ! [ -e /usr/lib/x86_64-linux-gnu/cmake/
   echo "gpu-check: using the packages from .deps/ (unpacked into $root)"
 fi
 
-cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DLADDER_WITH_CUDA=ON "${prefix_args[@]}"
-cmake --build build/gpu -j "$(nproc)"
-echo "gpu-check: built in $(( $(date +%s) - start )) s"
+step configure 120 cmake -S . -B build/gpu -G "$generator" -DCMAKE_BUILD_TYPE=Release -DLADDER_WITH_CUDA=ON "${prefix_args[@]}" &&
+  step build 300 cmake --build build/gpu -j "$(nproc)" ||
+  { echo "gpu-check: the build failed; nothing to run"; exit 1; }
+exe=build/gpu/ladderbench
 
-build/gpu/ladderbench --list | tee "$out/list.txt"
-set +e
-(cd build/gpu && ctest -j "$(nproc)" --output-on-failure --timeout 300) > "$out/ctest.log" 2>&1
-tests=$?
-tail -n 5 "$out/ctest.log"
-gpu_rungs=cuda-naive,cuda-tiled,cuda-regtile,cublas,cublas-tf32,cublas-f16,cublas-bf16
-build/gpu/ladderbench --suite gemm --profile quick --rungs "$gpu_rungs,avx512,openblas" \
-  --benchmark_out="$out/gpu-quick.json" --benchmark_out_format=json
-bench=$?
-# The device suites and the model's GPU backends (with the cpu backend beside them), the
-# resolution sweep included (a pass may take 1 s in the quick profile).
-device_rungs=device-copy,device-triad,h2d-pinned,h2d-pageable,d2h-pinned,d2h-pageable,cuda,cuda-launch,cuda-sync
-device_rungs+=,cublas-small,cuda-chain,cuda-graph,cuda-tf32,cuda-f16,cpu
-build/gpu/ladderbench --suite stream,pcie,roofline,overhead,model,model-sweep --profile quick --rungs "$device_rungs" \
-  --benchmark_out="$out/gpu-suites.json" --benchmark_out_format=json
-bench=$(( bench | $? ))
-set -e
-echo "gpu-check: tests exit $tests, benchmark exit $bench, $(( $(date +%s) - start )) s in all"
-[ "$tests" -eq 0 ] && [ "$bench" -eq 0 ]
+step list 30 "$exe" --list > "$out/list.txt"
+cat "$out/list.txt"
+(cd build/gpu && step ctest 240 ctest -j "$(nproc)" --output-on-failure --timeout 150) > "$out/ctest.log" 2>&1 ||
+  failed+=("ctest")
+grep -E '^gpu-check:|tests passed|tests failed|\*\*\*Failed|Timeout|Total Test' "$out/ctest.log"
+
+# The GEMM ladder's GPU rungs, with the CPU's fastest rungs of this machine beside them.
+step gemm 150 "$exe" --suite gemm --profile quick \
+  --rungs cuda-naive,cuda-tiled,cuda-regtile,cublas,cublas-tf32,cublas-f16,cublas-bf16,avx2,avx512,openblas,onednn,amx,onednn-bf16 \
+  --benchmark_out="$out/gpu-gemm.json" --benchmark_out_format=json
+# The device's suites: bandwidth, host-device copies, the intensity sweep, fixed costs.
+step device-suites 150 "$exe" --suite stream,pcie,roofline,overhead --profile quick \
+  --rungs device-copy,device-triad,h2d-pinned,h2d-pageable,d2h-pinned,d2h-pageable,cuda,cuda-launch,cuda-sync,cublas-small,cuda-chain,cuda-graph \
+  --benchmark_out="$out/gpu-device.json" --benchmark_out_format=json
+# The model's GPU backends with the host's beside them, and the resolution sweep (a pass may take
+# 1 s in the quick profile).
+step model 200 "$exe" --suite model,model-sweep --profile quick --rungs cuda,cuda-tf32,cuda-f16,cpu,cpu-bf16 \
+  --benchmark_out="$out/gpu-model.json" --benchmark_out_format=json
+
+echo "gpu-check: the GPU after the runs:"
+describe_gpu
+echo "gpu-check: $(( $(date +%s) - start )) s in all"
+if (( ${#failed[@]} )); then
+  echo "gpu-check: FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "gpu-check: every step passed"

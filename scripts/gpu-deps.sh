@@ -8,5 +8,5 @@ mkdir -p .deps
 cd .deps
 apt-get download libbenchmark-dev libbenchmark1debian libfmt-dev libfmt9 libgtest-dev nlohmann-json3-dev \
   libdnnl-dev libdnnl2 ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-c-headers opencl-clhpp-headers \
-  libopenblas-openmp-dev libopenblas0-openmp libgfortran5 2>&1 | tail -n 2
+  libopenblas-openmp-dev libopenblas0-openmp libgfortran5 libquadmath0 2>&1 | tail -n 2
 ls -1 *.deb
