@@ -188,9 +188,12 @@ std::string format_roofline_summary(const std::vector<benchmark::BenchmarkReport
     const auto& low = *points.begin();
     const auto& high = *points.rbegin();
     const double low_bandwidth = counter(*low.second, "bytes_per_second");
-    out += fmt::format("  {:<7} {:<4} k={:<3} {:>8.2f} GB/s ({:>5.1f}% of STREAM triad)   k={:<3} {:>9.2f} GFLOP/s ({:>5.1f}% of its peak probe)   {}\n",
+    // The device's sweep against device memory, the host's against STREAM triad in DRAM.
+    const bool device = series.first == "cuda";
+    const double memory = device ? ceilings.device.memory_bytes_per_second() : ceilings.triad_bytes_per_second;
+    out += fmt::format("  {:<7} {:<4} k={:<3} {:>8.2f} GB/s ({:>5.1f}% of {})   k={:<3} {:>9.2f} GFLOP/s ({:>5.1f}% of its peak probe)   {}\n",
                        series.first, series.second, low.first, low_bandwidth / 1e9,
-                       100 * low_bandwidth / ceilings.triad_bytes_per_second, high.first,
+                       memory > 0 ? 100 * low_bandwidth / memory : 0.0, device ? "device memory" : "STREAM triad", high.first,
                        counter(*high.second, "flops") / 1e9, 100 * counter(*high.second, "peak_fraction"),
                        high.second->report_label);
   }

@@ -218,6 +218,9 @@ std::vector<std::pair<std::string, std::string>> ceilings_context(const Ceilings
     ctx.emplace_back("gpu_peak_f16_fma_flops", num(c.device.fma_f16));
     for (const auto& [mode, rate] : c.device.cublas) ctx.emplace_back("gpu_peak_" + mode + "_flops", num(rate));
     ctx.emplace_back("gpu_bandwidth_copy_bytes_per_second", num(c.device.copy_bytes_per_second));
+    ctx.emplace_back("gpu_bandwidth_read_bytes_per_second", num(c.device.read_bytes_per_second));
+    ctx.emplace_back("gpu_bandwidth_write_bytes_per_second", num(c.device.write_bytes_per_second));
+    ctx.emplace_back("gpu_bandwidth_memory_roof_bytes_per_second", num(c.device.memory_bytes_per_second()));
     ctx.emplace_back("gpu_bandwidth_l2_read_bytes_per_second", num(c.device.l2_read_bytes_per_second));  // L2's size: device_context's gpu_l2_bytes
     ctx.emplace_back("gpu_overhead_launch_seconds", num(c.device.launch_seconds));
   }
@@ -262,9 +265,12 @@ std::string format_ceilings(const Ceilings& c) {
   out += fmt::format("  overhead: call {:.1f} ns, OpenMP fork+join {:.2f} us, bytecode dispatch {:.1f} ns, boxed add {:.1f} ns\n",
                      c.call_seconds * 1e9, c.fork_join_seconds * 1e6, c.dispatch_seconds * 1e9, c.boxed_add_seconds * 1e9);
   if (!c.device.name.empty()) {
-    out += fmt::format("  GPU {}: FMA f32 {:.1f} TFLOP/s, f16 {:.1f} TFLOP/s; copy {:.0f} GB/s; L2 ({}) read {:.0f} GB/s; launch {:.1f} us\n",
-                       c.device.name, c.device.fma_f32 / 1e12, c.device.fma_f16 / 1e12, c.device.copy_bytes_per_second / 1e9,
-                       format_bytes(c.device.l2_bytes), c.device.l2_read_bytes_per_second / 1e9, c.device.launch_seconds * 1e6);
+    out += fmt::format("  GPU {}: FMA f32 {:.1f} TFLOP/s, f16 {:.1f} TFLOP/s; launch {:.1f} us\n", c.device.name,
+                       c.device.fma_f32 / 1e12, c.device.fma_f16 / 1e12, c.device.launch_seconds * 1e6);
+    out += fmt::format("       device memory: copy {:.0f} GB/s, read {:.0f}, write {:.0f}; its roof {:.0f} GB/s (the best of these)\n",
+                       c.device.copy_bytes_per_second / 1e9, c.device.read_bytes_per_second / 1e9,
+                       c.device.write_bytes_per_second / 1e9, c.device.memory_bytes_per_second() / 1e9);
+    out += fmt::format("       L2 ({}) read {:.0f} GB/s\n", format_bytes(c.device.l2_bytes), c.device.l2_read_bytes_per_second / 1e9);
     for (const auto& [mode, rate] : c.device.cublas) out += fmt::format("       {:<12} {:>8.1f} TFLOP/s\n", mode, rate / 1e12);
   }
   return out;

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "ceilings.hpp"
 #include "ladder_table.hpp"
 
 namespace ladder {
@@ -45,6 +46,31 @@ TEST(LadderTable, ModelSweepShowsTheGrowthExponent) {
   EXPECT_NE(table.find("(HW)^2.00"), std::string::npos) << table;
   EXPECT_NE(table.find("75%"), std::string::npos) << table;  // the (HW)^2 operations' share
   EXPECT_NE(table.find("8.00 s"), std::string::npos) << table;
+}
+
+// The device's sweep is set against device memory and its own probe, not the host's STREAM triad
+// (an H200's 3.5 TB/s read as 4000% of the host's triad before).
+TEST(LadderTable, TheDevicesRooflineSweepIsSetAgainstTheDevicesCeilings) {
+  auto run = [](const char* name, double bytes_per_second, double flops, double peak_fraction) {
+    benchmark::BenchmarkReporter::Run r;
+    r.run_name.function_name = name;
+    r.iterations = 1;
+    r.counters["bytes_per_second"] = bytes_per_second;
+    r.counters["flops"] = flops;
+    r.counters["peak_fraction"] = peak_fraction;
+    return r;
+  };
+  Ceilings c;
+  c.triad_bytes_per_second = 100e9;
+  c.device.name = "a GPU";
+  c.device.copy_bytes_per_second = 3.0e12, c.device.read_bytes_per_second = 3.5e12, c.device.write_bytes_per_second = 3.9e12;
+  const std::string table = format_roofline_summary(
+      {run("roofline/cuda/f32/k:0/manual_time", 3.51e12, 0, 0), run("roofline/cuda/f32/k:512/manual_time", 2e11, 32e12, 0.6),
+       run("roofline/avx2/f32/k:0/real_time", 50e9, 0, 0), run("roofline/avx2/f32/k:512/real_time", 1e9, 150e9, 0.75)},
+      c);
+  EXPECT_NE(table.find("( 90.0% of device memory)"), std::string::npos) << table;
+  EXPECT_NE(table.find("( 60.0% of its peak probe)"), std::string::npos) << table;
+  EXPECT_NE(table.find("( 50.0% of STREAM triad)"), std::string::npos) << table;
 }
 
 TEST(LadderTable, RoofCheckCountsFiguresAboveTheirRoofAndNamesTheLargest) {

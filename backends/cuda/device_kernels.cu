@@ -111,13 +111,23 @@ __global__ void sum_f16_kernel(const __half* __restrict__ data, std::int64_t n, 
 // `passes` sweeps over n float4s through L2 alone (ld.global.cg skips L1), summed in each thread
 // so that no load can be dropped; the sums meet in *total for a closed-form check.
 __global__ void read_passes_kernel(const float4* __restrict__ data, std::int64_t n, int passes, double* total) {
+  // Four independent 16-byte loads per step, so that enough reads are in flight to fill the
+  // memory system (one at a time left L2 at about device memory's rate).
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const std::int64_t first = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   float s = 0;
-  for (int pass = 0; pass < passes; ++pass)
-    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
-         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+  for (int pass = 0; pass < passes; ++pass) {
+    std::int64_t i = first;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+      const float4 a = __ldcg(data + i), b = __ldcg(data + i + stride);
+      const float4 c = __ldcg(data + i + 2 * stride), d = __ldcg(data + i + 3 * stride);
+      s += ((a.x + a.y) + (a.z + a.w)) + ((b.x + b.y) + (b.z + b.w)) + ((c.x + c.y) + (c.z + c.w)) + ((d.x + d.y) + (d.z + d.w));
+    }
+    for (; i < n; i += stride) {
       const float4 v = __ldcg(data + i);
       s += (v.x + v.y) + (v.z + v.w);
     }
+  }
   atomicAdd(total, static_cast<double>(s));
 }
 
@@ -228,13 +238,13 @@ void fill_uniform(void* data, std::int64_t n, FillType type, std::uint32_t seed)
   check(cudaDeviceSynchronize(), "fill_uniform_kernel");
 }
 
-double l2_read_rate(std::int64_t bytes, int passes) {
+double read_rate(std::int64_t bytes, int passes) {
   const std::int64_t n = bytes / 16;  // float4s
   const int blocks = grid_for(n);
   const std::int64_t per_thread = (n + std::int64_t{blocks} * kThreads - 1) / (std::int64_t{blocks} * kThreads);
   // Ones, so that each thread's float sum stays an exact integer (below 2^24) and the total is known.
   if (n <= 0 || 4.0 * static_cast<double>(per_thread) * passes >= (1 << 24))
-    throw std::runtime_error("l2_read_rate: the buffer or pass count is out of range");
+    throw std::runtime_error("read_rate: the buffer or pass count is out of range");
   const std::vector<float> ones(static_cast<std::size_t>(n) * 4, 1.0f);
   DeviceBuffer data(static_cast<std::size_t>(n) * 16), total(sizeof(double));
   data.upload(ones.data(), data.bytes());
@@ -247,12 +257,30 @@ double l2_read_rate(std::int64_t bytes, int passes) {
                                                    static_cast<double*>(total.get()));
     return timer.stop();
   };
-  read(1);  // brings the buffer into L2
+  read(1);  // brings the buffer into L2 where it fits there
   double best = 0;
   for (int trial = 0; trial < 3; ++trial) best = std::max(best, 16.0 * static_cast<double>(n) * passes / read(passes));
   double sum = 0;
   total.download(&sum, sizeof sum);  // the last launch's
-  if (sum != 4.0 * static_cast<double>(n) * passes) throw std::runtime_error("l2_read_rate: wrong sum");
+  if (sum != 4.0 * static_cast<double>(n) * passes) throw std::runtime_error("read_rate: wrong sum");
+  return best;
+}
+
+double write_rate(std::int64_t bytes) {
+  DeviceBuffer data(static_cast<std::size_t>(bytes));
+  DeviceTimer timer;
+  cudaStream_t s = as_stream(timer.stream());
+  double best = 0;
+  unsigned char value = 0;
+  for (int trial = 0; trial < 4; ++trial) {  // the first one also maps the pages in
+    value = static_cast<unsigned char>(0x3c + trial);
+    timer.start();
+    check(cudaMemsetAsync(data.get(), value, static_cast<std::size_t>(bytes), s), "cudaMemsetAsync");
+    best = std::max(best, static_cast<double>(bytes) / timer.stop());
+  }
+  unsigned char last = 0;  // the last fill reached the buffer's end
+  check(cudaMemcpy(&last, static_cast<const unsigned char*>(data.get()) + bytes - 1, 1, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  if (last != value) throw std::runtime_error("write_rate: the fill did not reach the end of the buffer");
   return best;
 }
 

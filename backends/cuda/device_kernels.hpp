@@ -80,9 +80,14 @@ double launch_fma_probe_f16(void* sink, std::int64_t iterations, void* stream);
 enum class FillType { f32, f16, bf16 };
 void fill_uniform(void* data, std::int64_t n, FillType type, std::uint32_t seed);
 
-// Read bandwidth of the L2 cache: `passes` sweeps, in one launch, over a buffer of `bytes` (a
-// part of L2) warmed into it; the best of three launches, checked against the buffer's sum.
-double l2_read_rate(std::int64_t bytes, int passes);
+// Read bandwidth: `passes` sweeps, in one launch, over a buffer of `bytes` after one sweep to warm
+// it (a buffer that is a part of L2 then sits there: L2's rate; a larger one, device memory's);
+// the best of three launches, checked against the buffer's sum.
+double read_rate(std::int64_t bytes, int passes);
+
+// Write bandwidth of device memory: cudaMemsetAsync over `bytes` (best of four; the last fill
+// checked at the buffer's end).
+double write_rate(std::int64_t bytes);
 
 // Device-side sum (in double) of n floats or n f16 values, for closed-form checks.
 double device_sum_f32(const float* data, std::int64_t n);

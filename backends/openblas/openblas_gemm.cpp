@@ -4,9 +4,32 @@
 #include <cblas.h>
 #include <omp.h>
 
+#include <cstdlib>
+#include <set>
+#include <string>
+
+#include "../core/cpu_features.hpp"
 #include "../core/registry.hpp"
 
 namespace ladder {
+namespace {
+
+// The kernels OpenBLAS chose, and, where it fell back to a pre-AVX core on a CPU with AVX2 (its
+// 0.3.21 took an Emerald Rapids Xeon for a Prescott and ran 5x below oneDNN), how to get its own.
+std::string chosen_core() {
+  static const std::set<std::string> pre_avx = {"Prescott", "Katmai", "Coppermine", "Northwood", "Banias", "Core2",
+                                                "Penryn", "Dunnington", "Nehalem", "Atom"};
+  std::string core = openblas_get_corename();
+  std::string text = "OpenBLAS " + core + " kernels";
+  if (const char* forced = std::getenv("OPENBLAS_CORETYPE"); forced && *forced)
+    text += std::string(" (OPENBLAS_CORETYPE=") + forced + ")";
+  else if (pre_avx.count(core) && cpu_features().avx2)
+    text += std::string(" (CPU not recognised: OPENBLAS_CORETYPE=") + (cpu_features().avx512f ? "SkylakeX" : "Haswell") +
+            " selects tuned ones)";
+  return text;
+}
+
+}  // namespace
 
 GemmRung openblas_rung() {
   GemmRung rung;
@@ -18,10 +41,17 @@ GemmRung openblas_rung() {
   rung.prepare = [](const GemmOperands& op) {
     openblas_set_num_threads(omp_get_max_threads());
     const auto n = static_cast<blasint>(op.n);
-    return make_kernel([op, n] {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, op.a, n, op.b, n, 0.0f,
-                  op.c, n);
-    });
+    struct Kernel final : GemmKernel {
+      GemmOperands op;
+      blasint n;
+      void run() override {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, op.a, n, op.b, n, 0.0f, op.c, n);
+      }
+      std::string label() const override { return chosen_core(); }
+    };
+    auto kernel = std::make_unique<Kernel>();
+    kernel->op = op, kernel->n = n;
+    return kernel;
   };
   return rung;
 }

@@ -100,9 +100,15 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
   for (const auto& [name, value] : kernel->counters()) state.counters[name] = value;
   std::string label = verification.label;
   if (rung.threading == Threading::device) {
-    // Against the GPU's own ceiling for this dtype (FMA probe or best cuBLAS rate).
-    if (double peak = ceilings ? ceilings->device.peak(rung.dtype) : 0; peak > 0)
+    // Against the GPU's own ceilings: its peak for this dtype (FMA probe or best cuBLAS rate), the
+    // memory holding A, B and C (L2 where they fit), and one kernel launch.
+    const DeviceCeilings* device = ceilings && !ceilings->device.name.empty() ? &ceilings->device : nullptr;
+    if (double peak = device ? device->peak(rung.dtype) : 0; peak > 0) {
       state.counters["peak_fraction"] = Counter(problem.flops() / peak, Counter::kIsIterationInvariantRate);
+      Regime regime = classify(problem.flops(), peak, problem.bytes(), device->bandwidth(problem.bytes()), device->launch_seconds);
+      state.counters["roof_fraction"] = Counter(regime.bound_seconds(), Counter::kIsIterationInvariantRate);
+      label += (label.empty() ? "" : "; ") + regime.name + "-bound";
+    }
   } else if (ceilings) {
     if (double peak = ceilings->peaks.machine_peak(rung.dtype); peak > 0)
       state.counters["peak_fraction"] = Counter(problem.flops() / peak, Counter::kIsIterationInvariantRate);

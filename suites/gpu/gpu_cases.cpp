@@ -9,6 +9,7 @@
 #include <numeric>
 #include <vector>
 
+#include "ceilings.hpp"
 #include "core/dtype.hpp"
 #include "cuda/cuda_device.hpp"
 #include "cuda/device_kernels.hpp"
@@ -148,7 +149,7 @@ std::vector<BenchmarkCase> gpu_roofline_cases(const SuiteRequest& request) {
     if (!smoke(request) || k == 1 || k == 8) ks.push_back(k);
   for (bool half : {false, true})
     for (int k : ks) {
-      cases.push_back(device_case(fmt::format("roofline/cuda/{}/k:{}", half ? "f16" : "f32", k), [=](benchmark::State& state) {
+      cases.push_back(device_case(fmt::format("roofline/cuda/{}/k:{}", half ? "f16" : "f32", k), [=, ceilings = request.ceilings](benchmark::State& state) {
         const std::size_t element = half ? 2 : 4;
         std::vector<float> values(static_cast<std::size_t>(n));
         double input_sum = 0;
@@ -170,7 +171,18 @@ std::vector<BenchmarkCase> gpu_roofline_cases(const SuiteRequest& request) {
           return;
         }
         timed_loop(state, timer, run);
-        set_roofline_counters(state, roofline::RooflineProblem{n, k, static_cast<int>(element)});
+        const roofline::RooflineProblem problem{n, k, static_cast<int>(element)};
+        set_roofline_counters(state, problem);
+        state.counters["threads"] = 1;
+        if (!ceilings || ceilings->device.name.empty()) return;
+        // Its own roofs, as on the CPU: the FMA probe of its dtype, device memory, one launch.
+        const DeviceCeilings& device = ceilings->device;
+        const double peak = half ? device.fma_f16 : device.fma_f32;
+        using benchmark::Counter;
+        if (peak > 0 && k > 0) state.counters["peak_fraction"] = Counter(problem.flops() / peak, Counter::kIsIterationInvariantRate);
+        Regime regime = classify(problem.flops(), peak, problem.bytes(), device.bandwidth(problem.bytes()), device.launch_seconds);
+        state.counters["roof_fraction"] = Counter(regime.bound_seconds(), Counter::kIsIterationInvariantRate);
+        state.SetLabel(regime.name + "-bound");
       }));
     }
   return cases;

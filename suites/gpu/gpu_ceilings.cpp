@@ -26,9 +26,13 @@ double DeviceCeilings::peak(DType dtype) const {
   }
 }
 
+double DeviceCeilings::memory_bytes_per_second() const {
+  return std::max({copy_bytes_per_second, read_bytes_per_second, write_bytes_per_second});
+}
+
 double DeviceCeilings::bandwidth(double working_set) const {
   const bool fits_l2 = l2_read_bytes_per_second > 0 && working_set <= l2_bytes;
-  return fits_l2 ? std::max(l2_read_bytes_per_second, copy_bytes_per_second) : copy_bytes_per_second;
+  return fits_l2 ? std::max(l2_read_bytes_per_second, memory_bytes_per_second()) : memory_bytes_per_second();
 }
 
 DeviceCeilings measure_device_ceilings([[maybe_unused]] bool smoke) {
@@ -60,7 +64,12 @@ DeviceCeilings measure_device_ceilings([[maybe_unused]] bool smoke) {
   // Half of L2, so that the whole buffer stays in it; passes enough for about a millisecond.
   d.l2_bytes = cuda::l2_cache_bytes();
   if (d.l2_bytes > 0)
-    d.l2_read_bytes_per_second = cuda::l2_read_rate(static_cast<std::int64_t>(d.l2_bytes / 2), smoke ? 4 : 256);
+    d.l2_read_bytes_per_second = cuda::read_rate(static_cast<std::int64_t>(d.l2_bytes / 2), smoke ? 4 : 256);
+  // Device memory on its own: a buffer eight times L2 (at least 256 MiB), read once and written once.
+  const std::int64_t far_beyond_l2 = smoke ? (std::int64_t{1} << 24)
+                                           : std::max(std::int64_t{1} << 28, static_cast<std::int64_t>(8 * d.l2_bytes));
+  d.read_bytes_per_second = cuda::read_rate(far_beyond_l2, 1);
+  d.write_bytes_per_second = cuda::write_rate(far_beyond_l2);
   timer.start();
   for (int i = 0; i < 1000; ++i) cuda::launch_empty(timer.stream());
   d.launch_seconds = timer.stop() / 1000;

@@ -1,6 +1,6 @@
 // The GPU's ceilings, measured before the cases like the CPU's: FMA-only peaks (f32, f16),
-// the best cuBLAS rate per dtype (the tensor cores' practical roof), device copy bandwidth, L2's
-// read bandwidth and the cost of one kernel launch.
+// the best cuBLAS rate per dtype (the tensor cores' practical roof), device memory's bandwidth
+// (copy, read, write), L2's read bandwidth and the cost of one kernel launch.
 #pragma once
 #include <string>
 #include <utility>
@@ -15,12 +15,17 @@ struct DeviceCeilings {
   double fma_f32 = 0, fma_f16 = 0;                       // FLOP/s of the FMA probes
   std::vector<std::pair<std::string, double>> cublas;    // mode → best FLOP/s
   double copy_bytes_per_second = 0;                      // device-to-device, STREAM count
+  double read_bytes_per_second = 0;                      // reads of a buffer far larger than L2
+  double write_bytes_per_second = 0;                     // cudaMemset of such a buffer
   double l2_bytes = 0;                                   // the L2 cache's size
   double l2_read_bytes_per_second = 0;                   // reads of a buffer that L2 holds
   double launch_seconds = 0;                             // one empty kernel, back to back
   double peak(DType dtype) const;  // the best of the FMA probe and cuBLAS for that dtype
+  // Device memory's roof: the best of copy, read and write. A kernel that mostly writes (the
+  // attention scores) moves its bytes faster than a copy does, so a copy alone is no lower bound.
+  double memory_bytes_per_second() const;
   // The memory roof for a call that touches `working_set` bytes: L2's read rate where they can
-  // sit in L2, device memory's otherwise.
+  // sit in L2 (if above device memory's), device memory's otherwise.
   double bandwidth(double working_set) const;
 };
 
