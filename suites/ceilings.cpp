@@ -223,6 +223,11 @@ std::vector<std::pair<std::string, std::string>> ceilings_context(const Ceilings
     ctx.emplace_back("gpu_bandwidth_memory_roof_bytes_per_second", num(c.device.memory_bytes_per_second()));
     ctx.emplace_back("gpu_bandwidth_l2_read_bytes_per_second", num(c.device.l2_read_bytes_per_second));  // L2's size: device_context's gpu_l2_bytes
     ctx.emplace_back("gpu_overhead_launch_seconds", num(c.device.launch_seconds));
+    if (!c.device.failures.empty()) {
+      std::string all;
+      for (const auto& f : c.device.failures) all += (all.empty() ? "" : "; ") + f;
+      ctx.emplace_back("gpu_ceiling_failures", all);
+    }
   }
   return ctx;
 }
@@ -271,6 +276,7 @@ std::string format_ceilings(const Ceilings& c) {
                        c.device.copy_bytes_per_second / 1e9, c.device.read_bytes_per_second / 1e9,
                        c.device.write_bytes_per_second / 1e9, c.device.memory_bytes_per_second() / 1e9);
     out += fmt::format("       L2 ({}) read {:.0f} GB/s\n", format_bytes(c.device.l2_bytes), c.device.l2_read_bytes_per_second / 1e9);
+    for (const auto& failure : c.device.failures) out += fmt::format("       not measured: {}\n", failure);
     for (const auto& [mode, rate] : c.device.cublas) out += fmt::format("       {:<12} {:>8.1f} TFLOP/s\n", mode, rate / 1e12);
   }
   return out;

@@ -20,6 +20,7 @@ struct DeviceCeilings {
   double l2_bytes = 0;                                   // the L2 cache's size
   double l2_read_bytes_per_second = 0;                   // reads of a buffer that L2 holds
   double launch_seconds = 0;                             // one empty kernel, back to back
+  std::vector<std::string> failures;  // a bandwidth probe that failed its check: what it said (its rate stays 0)
   double peak(DType dtype) const;  // the best of the FMA probe and cuBLAS for that dtype
   // Device memory's roof: the best of copy, read and write. A kernel that mostly writes (the
   // attention scores) moves its bytes faster than a copy does, so a copy alone is no lower bound.
