@@ -103,8 +103,8 @@ std::vector<LadderRow> ladder_rows(const Registry& registry,
     row.rung = rung.name;
     row.dtype = std::string(dtype_name(rung.dtype));
     row.n = parse_case_name(run->run_name.str())->n;
-    if (run->error_occurred) {
-      row.error = run->error_message;
+    if (run_failed(*run)) {
+      row.error = run_error(*run);
     } else {
       row.seconds = run->GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run->time_unit);
       row.flops = counter(*run, "flops");
@@ -148,7 +148,7 @@ std::string format_ratios(const std::vector<benchmark::BenchmarkReporter::Run>& 
   std::map<std::pair<std::string, std::int64_t>, double> rate;
   for (const auto& [key, run] : representative_runs(runs)) {
     auto name = parse_case_name(key);
-    if (name && name->suite == "gemm" && !run->error_occurred) rate[{name->rung, name->n}] = counter(*run, "flops");
+    if (name && name->suite == "gemm" && !run_failed(*run)) rate[{name->rung, name->n}] = counter(*run, "flops");
   }
   struct Pair {
     const char* ours;
@@ -181,7 +181,7 @@ std::string format_roofline_summary(const std::vector<benchmark::BenchmarkReport
   std::map<std::pair<std::string, std::string>, std::map<std::int64_t, const benchmark::BenchmarkReporter::Run*>> sweeps;
   for (const auto& [key, run] : representative_runs(runs)) {
     auto name = parse_case_name(key);
-    if (name && name->suite == "roofline" && !run->error_occurred) sweeps[{name->rung, name->dtype}][name->n] = run;
+    if (name && name->suite == "roofline" && !run_failed(*run)) sweeps[{name->rung, name->dtype}][name->n] = run;
   }
   std::string out;
   for (const auto& [series, points] : sweeps) {
@@ -205,7 +205,7 @@ std::string format_roof_check(const std::vector<benchmark::BenchmarkReporter::Ru
   double largest = 0;
   std::string where;
   for (const auto& [key, run] : representative_runs(runs)) {
-    if (run->error_occurred) continue;
+    if (run_failed(*run)) continue;
     for (const auto& [name, value] : run->counters) {
       const bool whole = name == "roof_fraction";
       if (!whole && !(name.rfind("op/", 0) == 0 && name.ends_with("/roof_fraction"))) continue;
@@ -235,7 +235,7 @@ std::string format_model_ops(const std::vector<benchmark::BenchmarkReporter::Run
   std::string out;
   for (const auto& [key, run] : representative_runs(runs)) {
     auto name = parse_case_name(key);
-    if (!name || name->suite != "model" || run->error_occurred) continue;
+    if (!name || name->suite != "model" || run_failed(*run)) continue;
     out += fmt::format("  {} ({}), {:.3g} ms per pass\n", key, run->report_label.substr(0, run->report_label.find("; regimes")),
                        run->GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run->time_unit) * 1e3);
     out += fmt::format("    {:<14} {:>10} {:>7} {:>10} {:>10} {:>9}  {}\n", "operation", "ms", "share", "GFLOP/s", "GB/s",
@@ -264,7 +264,7 @@ std::string format_model_sweep(const std::vector<benchmark::BenchmarkReporter::R
   std::map<std::string, std::map<std::int64_t, const benchmark::BenchmarkReporter::Run*>> sweeps;  // backend/dtype → side
   for (const auto& [key, run] : representative_runs(runs)) {
     auto name = parse_case_name(key);
-    if (name && name->suite == "model-sweep" && !run->error_occurred) sweeps[name->rung + "/" + name->dtype][name->n] = run;
+    if (name && name->suite == "model-sweep" && !run_failed(*run)) sweeps[name->rung + "/" + name->dtype][name->n] = run;
   }
   // The operations whose work grows as (HW)^2: the correlation volume and the attention scores.
   const char* quadratic[] = {"corr_gemm", "corr_softmax", "soft_argmax", "attn_scores", "attn_softmax", "attn_values"};

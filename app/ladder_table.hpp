@@ -11,6 +11,20 @@ namespace ladder {
 
 struct Ceilings;
 
+// Whether a run failed (and has no figures), and why. Google Benchmark 1.7 (Debian 12) says so
+// with error_occurred and error_message; 1.8 (Ubuntu 24.04, as on a lent H200) replaced them with
+// skipped and skip_message. Templates, so that the branch for the other version is never compiled.
+template <class Run>
+bool run_failed(const Run& run) {
+  if constexpr (requires { run.error_occurred; }) return run.error_occurred;
+  else return run.skipped != decltype(run.skipped){};  // anything but NotSkipped
+}
+template <class Run>
+std::string run_error(const Run& run) {
+  if constexpr (requires { run.error_message; }) return run.error_message;
+  else return run.skip_message;
+}
+
 // Passes every run to the console reporter and keeps a copy for the ladder table.
 class CollectingReporter : public benchmark::ConsoleReporter {
  public:

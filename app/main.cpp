@@ -444,9 +444,9 @@ int main(int argc, char** argv) {
 
   int failed = 0;
   for (const auto& run : reporter.runs())
-    if (run.error_occurred) {
+    if (run_failed(run)) {
       ++failed;
-      std::fprintf(stderr, "ladderbench: FAILED %s: %s\n", run.run_name.str().c_str(), run.error_message.c_str());
+      std::fprintf(stderr, "ladderbench: FAILED %s: %s\n", run.run_name.str().c_str(), run_error(run).c_str());
     }
   return failed > 0 ? 1 : 0;
 }

@@ -95,3 +95,29 @@ TEST(LadderTable, RoofCheckCountsFiguresAboveTheirRoofAndNamesTheLargest) {
 
 }  // namespace
 }  // namespace ladder
+
+namespace ladder {
+namespace {
+
+// Google Benchmark 1.8's Run (skipped, skip_message) and 1.7's (error_occurred, error_message):
+// both read the same way, so the program builds against either.
+TEST(LadderTable, AFailedRunReadsTheSameUnderGoogleBenchmark17And18) {
+  struct Run17 {
+    bool error_occurred = false;
+    std::string error_message;
+  };
+  enum Skipped : unsigned { NotSkipped = 0, SkippedWithMessage, SkippedWithError };
+  struct Run18 {
+    Skipped skipped = NotSkipped;
+    std::string skip_message;
+  };
+  EXPECT_FALSE(run_failed(Run17{}));
+  EXPECT_FALSE(run_failed(Run18{}));
+  EXPECT_TRUE(run_failed(Run17{true, "verification failed"}));
+  EXPECT_TRUE(run_failed(Run18{SkippedWithError, "verification failed"}));
+  EXPECT_EQ(run_error(Run17{true, "verification failed"}), "verification failed");
+  EXPECT_EQ(run_error(Run18{SkippedWithError, "verification failed"}), "verification failed");
+}
+
+}  // namespace
+}  // namespace ladder
