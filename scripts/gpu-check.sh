@@ -12,6 +12,8 @@
 #   scripts/gpu-check.sh OUT_DIR
 # The whole check is held to LADDER_GPU_CHECK_SECONDS (default 480): each step runs under a timeout
 # of what is left (and its own cap), so a step that hangs costs that step, not the others' output.
+# LADDER_SOURCE_SHA=<sha> names the code in the results where the tree sent here has no .git or
+# an older one than its files (git would stamp that one's SHA, -dirty).
 # Debian's Google Benchmark, fmt and gtest are used where installed; otherwise the .deb files
 # in .deps/ (from scripts/gpu-deps.sh) are unpacked into build/gpu-deps and used from there
 # (LADDER_GPU_DEPS=force uses them even where the system has its own, to test this path).
