@@ -102,7 +102,10 @@ def load_result_file(path):
     if "machine_id" not in context:
         warn(f"skipping {path}: a Google Benchmark file, but not from ladderbench (no machine_id in its context)")
         return None
-    m = Machine(str(context["machine_id"]), str(context.get("cpu_model", context["machine_id"])), "cpu", True)
+    name = str(context.get("cpu_model", context["machine_id"]))
+    if context.get("gpu_name"):  # its GPU rungs ran on that device: the column names both
+        name += f" + {context['gpu_name']}"
+    m = Machine(str(context["machine_id"]), name, "cpu", True)
     m.context = {k: v for k, v in context.items()}
     m.source = str(path)
     for b in doc["benchmarks"]:
@@ -141,12 +144,34 @@ def load_result_file(path):
         if key not in m.cases:
             m.order.append(key)
         m.cases[key] = case
-    # The program may interleave cases at random; the ladder's order is the registry's, which the
-    # context states as ladder_order (files without it keep the order they were written in).
-    rung_rank = {name: i for i, name in enumerate(str(context.get("ladder_order", "")).split(",")) if name}
+    sort_in_ladder_order(m)
+    return m
+
+
+def sort_in_ladder_order(m):
+    """The program may interleave cases at random; the ladder's order is the registry's, which the
+    context states as ladder_order (files without it keep the order they were written in)."""
+    rung_rank = {name: i for i, name in enumerate(str(m.context.get("ladder_order", "")).split(",")) if name}
     if rung_rank:
         m.order.sort(key=lambda key: (m.cases[key]["suite"], rung_rank.get(m.cases[key]["rung"], len(rung_rank)),
                                       m.cases[key]["size"]))
+
+
+def parts_of_one_run(a, b):
+    """Two files of one machine at one commit with no case in common are parts of one run
+    (scripts/gpu-check.sh writes one file per group of suites); a repeated run overlaps."""
+    sha = a.context.get("git_sha")
+    return sha and sha == b.context.get("git_sha") and not set(a.cases) & set(b.cases)
+
+
+def merge_parts(older, newer):
+    """One machine column from the parts of a run: every case, the newer part's context on top."""
+    m = Machine(newer.id, newer.name, newer.kind, True)
+    m.context = {**older.context, **newer.context}
+    m.cases = {**older.cases, **newer.cases}
+    m.order = older.order + newer.order
+    m.source = f"{older.source} + {newer.source}"
+    sort_in_ladder_order(m)
     return m
 
 
@@ -164,7 +189,7 @@ def load_spec(path):
 
 
 def load_machines(paths):
-    """Measured machines (newest file per machine) and spec sheets, from files and folders."""
+    """Measured machines (newest run per machine, its parts merged) and spec sheets, from files and folders."""
     files = []
     for p in [pathlib.Path(p) for p in (paths or [RESULTS])]:
         if p.is_dir():
@@ -181,7 +206,13 @@ def load_machines(paths):
                 specs[m.id] = m
             continue
         m = load_result_file(f)
-        if m and (m.id not in measured or m.context.get("date", "") >= measured[m.id].context.get("date", "")):
+        if not m:
+            continue
+        held = measured.get(m.id)
+        newer = held is None or m.context.get("date", "") >= held.context.get("date", "")
+        if held is not None and parts_of_one_run(held, m):
+            measured[m.id] = merge_parts(held, m) if newer else merge_parts(m, held)
+        elif newer:
             measured[m.id] = m
     # Two machines whose CPUs say the same name (a VM's "AMD EPYC" on Zen 3 and on Zen 4) are told
     # apart by their ids in the column titles.
@@ -418,13 +449,29 @@ def ladder_rows(machine):
     scalar = float(ctx.get("peak_probe/scalar-fma/f32/threads:1", 0) or 0)
     boxed_add = float(ctx.get("overhead_boxed_add_seconds", 0) or 0)
     gpu = float(ctx.get("gpu_peak_f32_fma_flops", 0) or 0)
+
+    def device_peak(rung):
+        """A GPU rung's roof: cuBLAS's best rate in its mode, else the f32 FMA probe."""
+        return float(ctx.get(f"gpu_peak_{rung}_flops", 0) or 0) or gpu
+
+    previous_rung = None
     for rung in gemm_rungs:
         c = machine.gemm_at(rung)
         description = ctx.get(f"rung/{rung}", "")
         mechanism, _, summary = description.partition(": ")
         rate = c.get("flops") if c and not c.get("error") else None
         predicted = None
-        if previous:
+        if previous and GPU_RUNG.match(rung):
+            # On the GPU the roof is the device's: tensor cores allow the ratio of the two rungs'
+            # measured cuBLAS peaks; the other mechanisms at most the headroom to this rung's peak.
+            peak = device_peak(rung)
+            if mechanism == "matrix units" and previous_rung and GPU_RUNG.match(previous_rung):
+                predicted = peak / device_peak(previous_rung) if device_peak(previous_rung) else None
+            elif mechanism == "tuned library" and previous_mechanism in ("hand-written kernel", "tuned library"):
+                predicted = 1.0
+            else:
+                predicted = peak / previous if peak else None
+        elif previous:
             predicted = {
                 # A boxed add costs what a whole scalar FMA at the core's peak does not.
                 "interpretation and boxing": boxed_add * scalar if boxed_add and scalar else None,
@@ -436,7 +483,10 @@ def ladder_rows(machine):
                 # As fast as a hand-written kernel; above the compiler's rungs, the headroom to the peak.
                 "tuned library": 1.0 if previous_mechanism in ("hand-written kernel", "tuned library")
                 else (all_cores / previous if all_cores else None),
-                "matrix units": bf16 / all_cores if bf16 and all_cores else None,
+                # The matrix units' peak over the vector units'; after another matrix-unit rung, the
+                # headroom to that peak.
+                "matrix units": (bf16 / previous if previous_mechanism == "matrix units" else bf16 / all_cores)
+                if bf16 and all_cores else None,
                 "GPU": gpu / all_cores if gpu and all_cores else None,
             }.get(mechanism)
         measured = rate / previous if rate and previous else None
@@ -444,7 +494,7 @@ def ladder_rows(machine):
                      "summary": summary, "predicted": predicted, "measured": measured,
                      "regime": c.get("regime") if c else None})
         if rate:
-            previous, previous_mechanism = rate, mechanism
+            previous, previous_mechanism, previous_rung = rate, mechanism, rung
     return rows
 
 
@@ -455,7 +505,8 @@ def ladder_markdown(machine):
              f"{machine.context.get('date', '?')}). C = A·B at n = {LADDER_SIZE} or the rung's cap. "
              "Predicted: the factor the mechanism allows on this machine "
              f"({vector_lanes(machine)} f32 lanes of {'AVX-512' if vector_lanes(machine) == 16 else 'AVX2'}, the core count, "
-             "the headroom to the measured peak); measured: the rate over the rung above.", "",
+             "the headroom to the measured peak; on a GPU, the headroom to the device's peak for the rung, and for tensor "
+             "cores the ratio of the two rungs' measured cuBLAS peaks); measured: the rate over the rung above.", "",
              "| rung | n | GFLOP/s | regime | mechanism | what it is | predicted | measured |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -535,6 +586,18 @@ def make_figures(measured, specs):
                     ax.plot(x, [min(peak, float(bw) * i) / 1e9 for i in x], "-", linewidth=0.8, label=f"{level} {float(bw) / 1e9:.0f} GB/s")
             ax.axhline(peak / 1e9, linestyle=style, color="k", linewidth=0.8)
             ax.text(x[0], peak / 1e9 * 1.08, f"peak {dtype} {peak / 1e9:.0f} GFLOP/s", fontsize=8)
+        # The GPU's own roofs where its rungs ran: device memory, the f32 FMA probe, cuBLAS per mode.
+        gpu_memory = float(m.context.get("gpu_bandwidth_memory_roof_bytes_per_second",
+                                         m.context.get("gpu_bandwidth_copy_bytes_per_second", 0)) or 0)
+        gpu_f32 = float(m.context.get("gpu_peak_f32_fma_flops", 0) or 0)
+        if gpu_memory and gpu_f32:
+            ax.plot(x, [min(gpu_f32, gpu_memory * i) / 1e9 for i in x], "-", color="purple", linewidth=1.2,
+                    label=f"GPU memory {gpu_memory / 1e9:.0f} GB/s")
+            for mode in ("cublas-tf32", "cublas-f16", "cublas-bf16"):
+                if (rate := float(m.context.get(f"gpu_peak_{mode}_flops", 0) or 0)):
+                    ax.axhline(rate / 1e9, linestyle="--", color="purple", linewidth=0.6)
+                    ax.text(x[-1], rate / 1e9 * 1.08, f"GPU {mode} {rate / 1e12:.0f} TFLOP/s", fontsize=7, ha="right")
+            ax.text(x[-1], gpu_f32 / 1e9 * 1.08, f"GPU f32 FMA {gpu_f32 / 1e12:.0f} TFLOP/s", fontsize=7, ha="right")
         for c in m.cases.values():
             if c.get("intensity") and c.get("flops") and c["suite"] in ("gemm", "roofline"):
                 ax.plot(c["intensity"], c["flops"] / 1e9, "o" if c["suite"] == "gemm" else "s", markersize=3,

@@ -11,7 +11,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 import report  # noqa: E402
 
-RESULT = sorted(p for p in (ROOT / "results").glob("*/*.json") if p.parent.name != "specs")[-1]  # a measured machine
+# A measured machine's whole run (not one of the parts a GPU check writes, one file per group of suites).
+RESULT = sorted(p for p in (ROOT / "results").glob("*/*.json") if p.parent.name != "specs" and "-gpu-" not in p.name)[-1]
+GPU_PARTS = sorted((ROOT / "results").glob("*/*-gpu-*.json"))
 
 
 def run(args, capsys):
@@ -188,3 +190,33 @@ def test_main_memory_roof_is_the_programs_own_or_the_best_an_older_file_measured
     assert m.bandwidth() == 24e9  # an older file: the best of its read plateau and triad
     m.context["bandwidth_main_memory_roof_bytes_per_second"] = "32e9"  # triad with streaming stores
     assert m.bandwidth() == 32e9
+
+
+def test_the_parts_of_one_gpu_check_make_one_machine_and_a_repeated_run_replaces_it(tmp_path, capsys):
+    assert len(GPU_PARTS) >= 3
+    for p in GPU_PARTS:
+        shutil.copy(p, tmp_path / p.name)
+    machines, _ = report.load_machines([tmp_path])
+    assert len(machines) == 1
+    suites = {c["suite"] for c in machines[0].cases.values()}
+    assert {"gemm", "stream", "pcie", "roofline", "overhead", "model", "model-sweep"} <= suites
+    assert machines[0].gemm_at("cublas-tf32") is not None and machines[0].gemm_at("amx") is not None
+    # A later run at the same commit that repeats a part's cases is a run of its own: it replaces.
+    doc = json.loads(GPU_PARTS[0].read_text())
+    doc["context"]["date"] = "2099-01-01T00:00:00+00:00"
+    (tmp_path / "later.json").write_text(json.dumps(doc))
+    machines, _ = report.load_machines([tmp_path])
+    assert {c["suite"] for c in machines[0].cases.values()} == {b["run_name"].split("/")[0] for b in doc["benchmarks"]}
+
+
+def test_gpu_rungs_are_predicted_from_the_devices_own_peaks(tmp_path):
+    machines, _ = report.load_machines(GPU_PARTS)
+    rows = {r["rung"]: r for r in report.ladder_rows(machines[0])}
+    ctx = machines[0].context
+    tf32, f32 = float(ctx["gpu_peak_cublas-tf32_flops"]), float(ctx["gpu_peak_cublas_flops"])
+    assert rows["cublas-tf32"]["predicted"] == pytest.approx(tf32 / f32)  # tensor cores over FMA units
+    # A CUDA kernel may gain at most its headroom to the device's f32 peak over the rung above it.
+    assert rows["cuda-tiled"]["predicted"] == pytest.approx(float(ctx["gpu_peak_f32_fma_flops"]) / rows["cuda-naive"]["rate"])
+    for rung, r in rows.items():  # on the GPU these are roofs (a library's "as fast as a kernel" is a guess)
+        if report.GPU_RUNG.match(rung) and r["mechanism"] != "tuned library" and r["predicted"] and r["measured"]:
+            assert r["measured"] <= r["predicted"] * 1.05, r
