@@ -466,7 +466,8 @@ def ladder_rows(machine):
             # measured cuBLAS peaks; the other mechanisms at most the headroom to this rung's peak.
             peak = device_peak(rung)
             if mechanism == "matrix units" and previous_rung and GPU_RUNG.match(previous_rung):
-                predicted = peak / device_peak(previous_rung) if device_peak(previous_rung) else None
+                below = device_peak(previous_rung)
+                predicted = peak / below if below else None
             elif mechanism == "tuned library" and previous_mechanism in ("hand-written kernel", "tuned library"):
                 predicted = 1.0
             else:

@@ -1,10 +1,21 @@
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "ceilings.hpp"
 #include "ladder_table.hpp"
 
 namespace ladder {
 namespace {
+
+// A run as Google Benchmark reports it: one iteration of the named case, with these counters.
+benchmark::BenchmarkReporter::Run run_with(const char* name, const std::map<std::string, double>& counters) {
+  benchmark::BenchmarkReporter::Run r;
+  r.run_name.function_name = name;
+  r.iterations = 1;
+  for (const auto& [key, value] : counters) r.counters[key] = value;
+  return r;
+}
 
 TEST(LadderTable, ShowsSpeedupsOverPreviousAndBoxedAndFailures) {
   std::vector<LadderRow> rows = {
@@ -28,16 +39,10 @@ TEST(LadderTable, ShowsSpeedupsOverPreviousAndBoxedAndFailures) {
 // Four times the tokens in sixteen times the time: the sweep table calls that (HW)^2.
 TEST(LadderTable, ModelSweepShowsTheGrowthExponent) {
   auto run = [](const char* name, double seconds, double tokens) {
-    benchmark::BenchmarkReporter::Run r;
-    r.run_name.function_name = name;
-    r.iterations = 1;
+    auto r = run_with(name, {{"tokens", tokens}, {"flops", 1e9}, {"memory_bytes", tokens * 1e5},
+                             {"op/attn_softmax/share", 0.5}, {"op/corr_gemm/share", 0.25}});
     r.real_accumulated_time = seconds;
     r.time_unit = benchmark::kSecond;
-    r.counters["tokens"] = tokens;
-    r.counters["flops"] = 1e9;
-    r.counters["memory_bytes"] = tokens * 1e5;
-    r.counters["op/attn_softmax/share"] = 0.5;
-    r.counters["op/corr_gemm/share"] = 0.25;
     return r;
   };
   const std::string table = format_model_sweep({run("model-sweep/cpu/f32/side:16/real_time", 0.5, 256),
@@ -52,13 +57,7 @@ TEST(LadderTable, ModelSweepShowsTheGrowthExponent) {
 // (an H200's 3.5 TB/s read as 4000% of the host's triad before).
 TEST(LadderTable, TheDevicesRooflineSweepIsSetAgainstTheDevicesCeilings) {
   auto run = [](const char* name, double bytes_per_second, double flops, double peak_fraction) {
-    benchmark::BenchmarkReporter::Run r;
-    r.run_name.function_name = name;
-    r.iterations = 1;
-    r.counters["bytes_per_second"] = bytes_per_second;
-    r.counters["flops"] = flops;
-    r.counters["peak_fraction"] = peak_fraction;
-    return r;
+    return run_with(name, {{"bytes_per_second", bytes_per_second}, {"flops", flops}, {"peak_fraction", peak_fraction}});
   };
   Ceilings c;
   c.triad_bytes_per_second = 100e9;
@@ -74,30 +73,17 @@ TEST(LadderTable, TheDevicesRooflineSweepIsSetAgainstTheDevicesCeilings) {
 }
 
 TEST(LadderTable, RoofCheckCountsFiguresAboveTheirRoofAndNamesTheLargest) {
-  auto run = [](const char* name, std::map<std::string, double> counters) {
-    benchmark::BenchmarkReporter::Run r;
-    r.run_name.function_name = name;
-    r.iterations = 1;
-    for (const auto& [key, value] : counters) r.counters[key] = value;
-    return r;
-  };
   std::vector<benchmark::BenchmarkReporter::Run> runs = {
-      run("gemm/avx2/f32/n:1024/real_time", {{"roof_fraction", 0.8}}),
-      run("model/cpu/f32/tokens:20/real_time", {{"op/residual/roof_fraction", 0.9}, {"op/gelu/roof_fraction", 0.5}})};
+      run_with("gemm/avx2/f32/n:1024/real_time", {{"roof_fraction", 0.8}}),
+      run_with("model/cpu/f32/tokens:20/real_time", {{"op/residual/roof_fraction", 0.9}, {"op/gelu/roof_fraction", 0.5}})};
   std::string check = format_roof_check(runs);
   EXPECT_NE(check.find("all 3 figures at or below their roof (the closest: 0.90, model/cpu/f32/tokens:20 residual)"),
             std::string::npos) << check;
-  runs.push_back(run("roofline/avx2/f64/k:4/real_time", {{"roof_fraction", 1.24}}));
+  runs.push_back(run_with("roofline/avx2/f64/k:4/real_time", {{"roof_fraction", 1.24}}));
   check = format_roof_check(runs);
   EXPECT_NE(check.find("1 of 4 figures above their roof (the largest: 1.24, roofline/avx2/f64/k:4)"), std::string::npos) << check;
-  EXPECT_EQ(format_roof_check({run("stream/copy/f64/n:8/real_time", {{"bytes", 16}})}), "");
+  EXPECT_EQ(format_roof_check({run_with("stream/copy/f64/n:8/real_time", {{"bytes", 16}})}), "");
 }
-
-}  // namespace
-}  // namespace ladder
-
-namespace ladder {
-namespace {
 
 // Google Benchmark 1.8's Run (skipped, skip_message) and 1.7's (error_occurred, error_message):
 // both read the same way, so the program builds against either.

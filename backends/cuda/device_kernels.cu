@@ -108,8 +108,6 @@ __global__ void sum_f16_kernel(const __half* __restrict__ data, std::int64_t n, 
   atomicAdd(out, s);
 }
 
-// `passes` sweeps over n float4s through L2 alone (ld.global.cg skips L1), summed in each thread
-// so that no load can be dropped; the sums meet in *total for a closed-form check.
 // The sum of one value per thread over the block, in thread 0 (in double: exact for the
 // integer-valued sums below). Every thread of the block must call it.
 __device__ double block_sum(double value) {
@@ -123,9 +121,12 @@ __device__ double block_sum(double value) {
   return total;
 }
 
+// `passes` sweeps over n float4s past L1 (ld.global.cg), from L2 where the buffer fits there and
+// from device memory otherwise, summed in each thread so that no load can be dropped; the sums
+// meet in *total for a closed-form check.
 __global__ void read_passes_kernel(const float4* __restrict__ data, std::int64_t n, int passes, double* total) {
   // Four independent 16-byte loads per step, so that enough reads are in flight to fill the
-  // memory system (one at a time left L2 at about device memory's rate).
+  // memory system.
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   const std::int64_t first = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   float s = 0;

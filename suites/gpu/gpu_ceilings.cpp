@@ -64,7 +64,6 @@ DeviceCeilings measure_device_ceilings([[maybe_unused]] bool smoke) {
     cuda::launch_copy(static_cast<const float*>(in.get()), static_cast<float*>(out.get()), n, timer.stream());
     d.copy_bytes_per_second = std::max(d.copy_bytes_per_second, 8.0 * n / timer.stop());
   }
-  // Half of L2, so that the whole buffer stays in it; passes enough for about a millisecond.
   // A probe that fails its check leaves its rate at 0 (device memory's roof is then the others'
   // best) and says why, rather than ending the run.
   auto probe = [&d](double& rate, auto&& measure) {
@@ -74,6 +73,7 @@ DeviceCeilings measure_device_ceilings([[maybe_unused]] bool smoke) {
       d.failures.emplace_back(e.what());
     }
   };
+  // L2: half of it, so that the whole buffer stays there; passes enough for about a millisecond.
   d.l2_bytes = cuda::l2_cache_bytes();
   if (d.l2_bytes > 0)
     probe(d.l2_read_bytes_per_second, [&] { return cuda::read_rate(static_cast<std::int64_t>(d.l2_bytes / 2), smoke ? 4 : 256); });
