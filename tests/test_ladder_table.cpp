@@ -82,6 +82,9 @@ TEST(LadderTable, RoofCheckCountsFiguresAboveTheirRoofAndNamesTheLargest) {
   runs.push_back(run_with("roofline/avx2/f64/k:4/real_time", {{"roof_fraction", 1.24}}));
   check = format_roof_check(runs);
   EXPECT_NE(check.find("1 of 4 figures above their roof (the largest: 1.24, roofline/avx2/f64/k:4)"), std::string::npos) << check;
+  runs.push_back(run_with("gemm/cublas/f32/n:2048/manual_time", {{"roof_fraction", 1.3}}));  // a GPU case
+  check = format_roof_check(runs);
+  EXPECT_NE(check.find("2 of 5 figures above their roof (the largest: 1.30, gemm/cublas/f32/n:2048)"), std::string::npos) << check;
   EXPECT_EQ(format_roof_check({run_with("stream/copy/f64/n:8/real_time", {{"bytes", 16}})}), "");
 }
 
