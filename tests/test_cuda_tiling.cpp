@@ -1,17 +1,34 @@
 // The CUDA kernels' host-testable logic, run on the host: every element of C is computed by
 // exactly one (block, thread, i, j), every element of each shared-memory slice is loaded by
-// exactly one thread, and the random fill is uniform. Runs everywhere, GPU or not.
+// exactly one thread, the random fill is uniform, and a T4 is told which rungs it cannot run.
+// Runs everywhere, GPU or not.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "cuda/compute_capability.hpp"
 #include "cuda/gemm_tiling.hpp"
 #include "cuda/uniform_fill.hpp"
 
 namespace ladder::cuda {
 namespace {
+
+// sm_75 (T4) has f16 tensor cores but neither TF32 nor BF16 ones; sm_80 (A100) and sm_90 (H100,
+// H200) have all three.
+TEST(ComputeCapability, AT4LacksTf32AndBf16ButRunsF16AndF32) {
+  EXPECT_EQ(capability_shortfall(minimum_capability(DType::bf16), 75, "cublas-bf16"),
+            "cublas-bf16 needs compute capability 8.0; this device has 7.5");
+  EXPECT_EQ(capability_shortfall(minimum_capability(DType::tf32), 75, "cublas-tf32"),
+            "cublas-tf32 needs compute capability 8.0; this device has 7.5");
+  EXPECT_EQ(capability_shortfall(minimum_capability(DType::f16), 75, "cublas-f16"), "");
+  EXPECT_EQ(capability_shortfall(minimum_capability(DType::f32), 75, "cublas"), "");
+  for (int newer : {80, 86, 90})
+    for (DType t : {DType::f32, DType::tf32, DType::f16, DType::bf16})
+      EXPECT_EQ(capability_shortfall(minimum_capability(t), newer, "rung"), "") << newer;
+  EXPECT_NE(capability_shortfall(minimum_capability(DType::f16), 61, "cublas-f16"), "");  // Pascal: none
+}
 
 TEST(CudaTiling, ElementGridCoversCOnce) {
   for (int n : {1, 31, 32, 33, 100, 257}) {

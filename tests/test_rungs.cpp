@@ -3,6 +3,11 @@
 // their reason, never silently passed.
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <functional>
+#include <vector>
+
+#include "core/compare.hpp"
 #include "cpu/row_blocks.hpp"
 #include "gemm/gemm_suite.hpp"
 
@@ -142,17 +147,48 @@ TEST(GemmProblem, CountsFlopsAndBytesOnce) {
   EXPECT_DOUBLE_EQ(f32.intensity(), 2e9 / 12e6);
 }
 
-TEST(GemmInputs, AreSmallIntegersExactInBf16) {
-  const GemmInputs& in = cached_gemm_inputs(64);
-  bool has_negative = false, has_positive = false;
-  for (std::size_t i = 0; i < in.a.size(); ++i) {
-    ASSERT_EQ(in.a[i], static_cast<float>(static_cast<int>(in.a[i])));
-    ASSERT_LE(std::abs(in.a[i]), 3.0f);
-    ASSERT_EQ(to_float(in.a_bf16[i]), in.a[i]);
-    has_negative |= in.a[i] < 0;
-    has_positive |= in.a[i] > 0;
+// The product of A and B in double after `round` has been applied to every input, against the
+// reference: what a rung in that format would show if its sums were exact.
+double rounding_error(const GemmInputs& in, const std::function<float(float)>& round) {
+  std::vector<double> c(in.n * in.n, 0.0);
+  for (std::int64_t i = 0; i < in.n; ++i)
+    for (std::int64_t k = 0; k < in.n; ++k) {
+      const double a = round(in.a[i * in.n + k]);
+      for (std::int64_t j = 0; j < in.n; ++j) c[i * in.n + j] += a * round(in.b[k * in.n + j]);
+    }
+  AlignedBuffer<float> c32(c.size());
+  for (std::size_t i = 0; i < c.size(); ++i) c32[i] = static_cast<float>(c[i]);
+  return compare_to_reference(c32.span(), in.reference.span(), 1.0).relative_error;
+}
+
+// The inputs are not exact in the narrow formats, so each rung's rel_error shows what its format
+// costs and the tolerances are approached, not idle: rounding to bf16 or f16 shows, and stays
+// inside the tolerance, as does tf32 on hardware that truncates (keeps the top 10 mantissa bits).
+TEST(GemmInputs, RoundingToEachFormatShowsAndFitsItsTolerance) {
+  for (std::int64_t n : {1, 7, 33, 257}) {
+    SCOPED_TRACE(testing::Message() << "n=" << n);
+    const GemmInputs& in = cached_gemm_inputs(n);
+    bool has_negative = false, has_positive = false, inexact_in_bf16 = false;
+    for (std::size_t i = 0; i < in.a.size(); ++i) {
+      ASSERT_GE(in.a[i], -1.0f);
+      ASSERT_LT(in.a[i], 1.0f);
+      has_negative |= in.a[i] < 0;
+      has_positive |= in.a[i] > 0;
+      inexact_in_bf16 |= to_float(in.a_bf16[i]) != in.a[i];
+    }
+    EXPECT_TRUE(inexact_in_bf16);
+    if (n > 1) EXPECT_TRUE(has_negative && has_positive);
+    const double bf16_error = rounding_error(in, [](float x) { return to_float(to_bf16(x)); });
+    const double f16_error = rounding_error(in, [](float x) { return to_float(to_f16(x)); });
+    const double tf32_truncated = rounding_error(in, [](float x) {
+      return std::bit_cast<float>(std::bit_cast<std::uint32_t>(x) & ~0x1fffu);
+    });
+    EXPECT_GT(bf16_error, 1e-4);
+    EXPECT_LT(bf16_error, dtype_tolerance(DType::bf16) / 2);
+    EXPECT_GT(f16_error, 1e-5);
+    EXPECT_LT(f16_error, dtype_tolerance(DType::f16) / 2);
+    EXPECT_LT(tf32_truncated, dtype_tolerance(DType::tf32) * 0.75);
   }
-  EXPECT_TRUE(has_negative && has_positive);
 }
 
 TEST(PlanCases, CapsSlowRungsAtTheirLimitOnce) {

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "../core/registry.hpp"
+#include "compute_capability.hpp"
 #include "cuda_device.hpp"
 #include "device_gemm.hpp"
 #include "device_kernels.hpp"
@@ -31,7 +32,6 @@ struct Mode {
   cudaDataType_t cuda_input;
   cublasComputeType_t compute;
   cublasMath_t math;
-  int minimum_cc;
   const char* summary;
 };
 
@@ -43,7 +43,7 @@ GemmRung cublas_rung(const Mode& m) {
   rung.self_timed = true;
   rung.mechanism = m.dtype == DType::f32 ? "tuned library" : "matrix units";
   rung.summary = m.summary;
-  rung.unavailable_reason = [m] { return cuda::unavailable_below(m.minimum_cc, m.name); };
+  rung.unavailable_reason = [m] { return cuda::unavailable_below(cuda::minimum_capability(m.dtype), m.name); };
   rung.prepare = [m](const GemmOperands& op) {
     std::shared_ptr<cublasContext> handle;
     {
@@ -65,13 +65,13 @@ GemmRung cublas_rung(const Mode& m) {
 }
 
 const Mode kModes[] = {
-      {"cublas", DType::f32, DType::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_PEDANTIC_MATH, 0,
+      {"cublas", DType::f32, DType::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_PEDANTIC_MATH,
        "cuBLAS f32, pedantic: FMA units only, no tensor cores"},
-      {"cublas-tf32", DType::tf32, DType::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_TF32_TENSOR_OP_MATH, 80,
+      {"cublas-tf32", DType::tf32, DType::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_TF32_TENSOR_OP_MATH,
        "cuBLAS on tensor cores in TF32 (f32 data), f32 accumulation"},
-      {"cublas-f16", DType::f16, DType::f16, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH, 70,
+      {"cublas-f16", DType::f16, DType::f16, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH,
        "cuBLAS on tensor cores, f16 inputs, f32 accumulation and output"},
-      {"cublas-bf16", DType::bf16, DType::bf16, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH, 80,
+      {"cublas-bf16", DType::bf16, DType::bf16, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH,
        "cuBLAS on tensor cores, bf16 inputs, f32 accumulation and output"},
 };
 
@@ -103,7 +103,7 @@ std::function<void(void* stream)> small_cublas_gemm(int n) {
 
 double cublas_best_rate(const std::string& mode, std::int64_t n) {
   for (const Mode& m : kModes) {
-    if (mode != m.name || !unavailable_below(m.minimum_cc, m.name).empty()) continue;
+    if (mode != m.name || !unavailable_below(minimum_capability(m.dtype), m.name).empty()) continue;
     const std::size_t element = m.input == DType::f32 ? 4 : 2;
     DeviceBuffer a(element * n * n), b(element * n * n), c(sizeof(float) * n * n);
     // Random operands, not zeros: on zeros an H200's bf16 tensor cores ran 13% faster (894

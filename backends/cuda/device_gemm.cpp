@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
+#include "compute_capability.hpp"
 #include "cuda_device.hpp"
 
 namespace ladder::cuda {
@@ -98,11 +99,7 @@ GemmRung device_f32_rung(std::string name, std::string mechanism, std::string su
 
 std::string unavailable_below(int minimum, const char* what) {
   if (const auto& reason = unavailable_reason(); !reason.empty()) return reason;
-  const int cc = compute_capability();
-  if (cc < minimum)
-    return fmt::format("{} needs compute capability {}.{}; this device has {}.{}", what, minimum / 10, minimum % 10,
-                       cc / 10, cc % 10);
-  return {};
+  return capability_shortfall(minimum, compute_capability(), what);
 }
 
 }  // namespace ladder::cuda

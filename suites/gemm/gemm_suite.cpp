@@ -16,12 +16,13 @@
 namespace ladder {
 namespace {
 
+// Uniform in [-1, 1) on a grid of 2^-23: the hash's top 24 bits, so every value is exact in f32.
 float input_value(std::uint64_t seed, std::int64_t index) {
   std::uint64_t x = seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(index);
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdull;
   x ^= x >> 33;
-  return static_cast<float>(static_cast<int>(x % 7) - 3);
+  return static_cast<float>(static_cast<double>(x >> 40) / (1 << 23) - 1.0);
 }
 
 // C = A·B in double: i-k-j so that it vectorises, rows across cores.

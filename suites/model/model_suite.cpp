@@ -27,6 +27,7 @@
 #include "onednn/onednn_support.hpp"
 #endif
 #ifdef LADDER_HAVE_CUDA
+#include "cuda/compute_capability.hpp"
 #include "cuda/device_gemm.hpp"
 #include "model_cuda.hpp"
 #endif
@@ -234,14 +235,13 @@ const std::vector<Backend>& backends() {
       const char* name;
       DType dtype;
       gpu::GemmMode mode;
-      int minimum_cc;
       const char* summary;
     };
-    for (const GpuMode m : {GpuMode{"cuda", DType::f32, gpu::GemmMode::f32, 0, "f32: cuBLAS GEMMs (no tensor cores), CUDA kernels for the rest"},
-                            GpuMode{"cuda-tf32", DType::tf32, gpu::GemmMode::tf32, 80, "cuBLAS GEMMs on tensor cores in TF32, the rest as in cuda"},
-                            GpuMode{"cuda-f16", DType::f16, gpu::GemmMode::f16, 70,
+    for (const GpuMode m : {GpuMode{"cuda", DType::f32, gpu::GemmMode::f32, "f32: cuBLAS GEMMs (no tensor cores), CUDA kernels for the rest"},
+                            GpuMode{"cuda-tf32", DType::tf32, gpu::GemmMode::tf32, "cuBLAS GEMMs on tensor cores in TF32, the rest as in cuda"},
+                            GpuMode{"cuda-f16", DType::f16, gpu::GemmMode::f16,
                                     "cuBLAS GEMMs on tensor cores with f16 operands (f32 accumulation), the rest as in cuda"}})
-      b.push_back({m.name, m.dtype, Threading::device, m.summary, [m] { return cuda::unavailable_below(m.minimum_cc, m.name); },
+      b.push_back({m.name, m.dtype, Threading::device, m.summary, [m] { return cuda::unavailable_below(cuda::minimum_capability(m.dtype), m.name); },
                    [m](const Config& c, const Weights& w, const Inputs& in) {
                      auto context = gpu::make_context();
                      return make(c, w, in, gpu::CudaOps{context}, gpu::CublasGemm{context, m.mode});
