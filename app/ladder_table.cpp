@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 
@@ -289,6 +290,19 @@ std::string format_model_sweep(const std::vector<benchmark::BenchmarkReporter::R
     }
   }
   return out;
+}
+
+}  // namespace ladder
+
+namespace ladder {
+
+std::string min_time_flag(std::string value, std::string_view version) {
+  int major = 0, minor = 0;
+  std::sscanf(std::string(version).c_str(), "%d.%d", &major, &minor);
+  const bool takes_a_unit = major > 1 || (major == 1 && minor >= 8);
+  if (!value.empty() && value.back() == 'x') return "--benchmark_min_time=" + value;  // 1.8's iterations
+  if (!value.empty() && value.back() == 's') value.pop_back();
+  return "--benchmark_min_time=" + value + (takes_a_unit ? "s" : "");
 }
 
 }  // namespace ladder

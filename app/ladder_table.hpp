@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/registry.hpp"
@@ -24,6 +25,11 @@ std::string run_error(const Run& run) {
   if constexpr (requires { run.error_message; }) return run.error_message;
   else return run.skip_message;
 }
+
+// --benchmark_min_time=<value> as this build's Google Benchmark reads it (`version`: "1.7.1",
+// "1.8.3"). 1.8 takes "<seconds>s" (or "<n>x", iterations) and warns on every case at a bare
+// number, the only form 1.7 reads; seconds are written in the library's form either way.
+std::string min_time_flag(std::string value, std::string_view version);
 
 // Passes every run to the console reporter and keeps a copy for the ladder table.
 class CollectingReporter : public benchmark::ConsoleReporter {

@@ -197,7 +197,7 @@ Options parse_options(int argc, char** argv) {
     } else if (name.rfind("--benchmark_", 0) == 0 || name == "--v") {
       if (name == "--benchmark_min_time") o.user_min_time = true;
       if (name == "--benchmark_repetitions") o.user_repetitions = true;
-      o.benchmark_args.push_back(arg);
+      o.benchmark_args.push_back(name == "--benchmark_min_time" && has_value ? min_time_flag(value, LADDER_BENCHMARK_VERSION) : arg);
     } else {
       usage_error(fmt::format("unknown option '{}'", arg));
     }
@@ -399,7 +399,7 @@ int main(int argc, char** argv) {
   });
 
   // The profile's time per case, as the flag (a per-case MinTime would rename every case).
-  if (!opt.user_min_time) opt.benchmark_args.push_back(opt.profile == "quick" ? "--benchmark_min_time=0.2" : "--benchmark_min_time=0.5");
+  if (!opt.user_min_time) opt.benchmark_args.push_back(min_time_flag(opt.profile == "quick" ? "0.2" : "0.5", LADDER_BENCHMARK_VERSION));
   // Shared machines are noisy: the full profile repeats each case, in random order across cases
   // (so that a noisy spell hits both sides of a ratio alike), and the tables use medians.
   if (!opt.user_repetitions && opt.profile == "full" && !opt.sizes) {

@@ -5,8 +5,8 @@ cd "$(dirname "$0")/.."
 preset="${1:-release}"
 extra=()
 # Where nvcc is, the CUDA backend must build (AUTO would skip it quietly if something broke).
-# (The cpu-only preset is the build of a machine without it, and keeps CUDA off.)
-if [ "$preset" != cpu-only ] && { command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; }; then
+# (The cpu-only and bare presets are builds of a machine without it, and keep CUDA off.)
+if [ "$preset" != cpu-only ] && [ "$preset" != bare ] && { command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; }; then
   extra+=(-DLADDER_WITH_CUDA=ON)
 fi
 cmake --preset "$preset" "${extra[@]}" >/dev/null

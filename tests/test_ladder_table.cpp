@@ -88,6 +88,18 @@ TEST(LadderTable, RoofCheckCountsFiguresAboveTheirRoofAndNamesTheLargest) {
   EXPECT_EQ(format_roof_check({run_with("stream/copy/f64/n:8/real_time", {{"bytes", 16}})}), "");
 }
 
+// 1.8 warned "should have a suffix" on every case of a lent H200's run at a bare number of seconds;
+// 1.7 reads nothing else. Seconds go out in the library's form; 1.8's iteration counts pass as given.
+TEST(LadderTable, MinTimeIsWrittenAsThisGoogleBenchmarkReadsIt) {
+  EXPECT_EQ(min_time_flag("0.2", "1.7.1"), "--benchmark_min_time=0.2");
+  EXPECT_EQ(min_time_flag("0.2s", "1.7.1"), "--benchmark_min_time=0.2");
+  EXPECT_EQ(min_time_flag("0.2", "1.8.3"), "--benchmark_min_time=0.2s");
+  EXPECT_EQ(min_time_flag("0.2s", "1.8.3"), "--benchmark_min_time=0.2s");
+  EXPECT_EQ(min_time_flag("100x", "1.8.3"), "--benchmark_min_time=100x");
+  EXPECT_EQ(min_time_flag("0.5", "1.9.0"), "--benchmark_min_time=0.5s");
+  EXPECT_EQ(min_time_flag("0.5", "2.0"), "--benchmark_min_time=0.5s");
+}
+
 // Google Benchmark 1.8's Run (skipped, skip_message) and 1.7's (error_occurred, error_message):
 // both read the same way, so the program builds against either.
 TEST(LadderTable, AFailedRunReadsTheSameUnderGoogleBenchmark17And18) {
