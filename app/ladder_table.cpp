@@ -111,6 +111,7 @@ std::vector<LadderRow> ladder_rows(const Registry& registry,
       row.flops = counter(*run, "flops");
       row.peak_fraction = counter(*run, "peak_fraction");
       row.threads = static_cast<int>(counter(*run, "threads"));
+      if (run->counters.count("rel_error")) row.rel_error = counter(*run, "rel_error");
     }
     rows.push_back(row);
   }
@@ -118,8 +119,8 @@ std::vector<LadderRow> ladder_rows(const Registry& registry,
 }
 
 std::string format_ladder(const std::vector<LadderRow>& rows) {
-  std::string out = fmt::format("{:<13} {:<5} {:>6} {:>8} {:>11} {:>10} {:>9} {:>11} {:>10}\n", "rung", "dtype",
-                                "n", "threads", "time", "GFLOP/s", "% peak", "x previous", "x boxed");
+  std::string out = fmt::format("{:<13} {:<5} {:>6} {:>8} {:>11} {:>10} {:>9} {:>11} {:>10} {:>9}\n", "rung", "dtype",
+                                "n", "threads", "time", "GFLOP/s", "% peak", "x previous", "x boxed", "rel error");
   double boxed = 0, previous = 0;
   for (const auto& row : rows)
     if (row.rung == "boxed" && row.error.empty()) boxed = row.flops;
@@ -128,11 +129,12 @@ std::string format_ladder(const std::vector<LadderRow>& rows) {
       out += fmt::format("{:<13} {:<5} {:>6}  FAILED: {}\n", row.rung, row.dtype, row.n, row.error);
       continue;
     }
-    out += fmt::format("{:<13} {:<5} {:>6} {:>8} {:>11} {:>10} {:>9} {:>11} {:>10}\n", row.rung, row.dtype, row.n,
+    out += fmt::format("{:<13} {:<5} {:>6} {:>8} {:>11} {:>10} {:>9} {:>11} {:>10} {:>9}\n", row.rung, row.dtype, row.n,
                        row.threads, format_time(row.seconds), format_rate(row.flops),
                        row.peak_fraction > 0 ? fmt::format("{:.1f}%", row.peak_fraction * 100) : "-",
                        previous > 0 ? format_factor(row.flops / previous) : "-",
-                       boxed > 0 ? format_factor(row.flops / boxed) : "-");
+                       boxed > 0 ? format_factor(row.flops / boxed) : "-",
+                       row.rel_error >= 0 ? fmt::format("{:.1e}", row.rel_error) : "-");
     previous = row.flops;
   }
   // A rate above the measured peak means the peak probe ran in a noisy spell: say so rather

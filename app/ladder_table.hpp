@@ -50,6 +50,7 @@ struct LadderRow {
   double flops = 0;          // FLOP/s
   double peak_fraction = 0;  // 0 when no peak was measured
   std::string error;         // non-empty: the case failed and has no speed
+  double rel_error = -1;     // against the double reference: what the number format costs (<0: none)
 };
 
 // One row per rung of the registry that ran: at `ladder_n`, or for rungs capped below it at
@@ -58,7 +59,7 @@ std::vector<LadderRow> ladder_rows(const Registry& registry, const std::vector<b
                                    std::int64_t ladder_n);
 
 // rung, n, time, GFLOP/s, % of peak, speedup over the rung above it in the table (the one it
-// improves on), and over boxed.
+// improves on), over boxed, and the relative error against the reference.
 std::string format_ladder(const std::vector<LadderRow>& rows);
 
 // Head-to-head ratios of rungs measured in this run (same n), e.g. avx512 against openblas.

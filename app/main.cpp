@@ -428,7 +428,8 @@ int main(int argc, char** argv) {
   }
 
   if (auto rows = ladder_rows(reg, reporter.runs(), kLadderSize); !rows.empty())
-    std::fputs(fmt::format("\nThe ladder (gemm, C = A*B, n = {} or the rung's cap; % of this machine's measured peak)\n{}",
+    std::fputs(fmt::format("\nThe ladder (gemm, C = A*B, n = {} or the rung's cap; % of this machine's measured peak; "
+                           "rel error: relative L2 error against a double-precision product, what the number format costs)\n{}",
                            kLadderSize, format_ladder(rows)).c_str(), stdout);
   if (auto ratios = format_ratios(reporter.runs()); !ratios.empty())
     std::fputs(fmt::format("\nHead to head, same run:\n{}", ratios).c_str(), stdout);

@@ -126,7 +126,7 @@ def load_result_file(path):
             "label": str(b.get("label", "")),
         }
         for counter in ("flops", "bytes_per_second", "peak_fraction", "roof_fraction", "intensity", "seconds_per_op",
-                        "threads", "bytes", "memory_bytes"):
+                        "threads", "bytes", "memory_bytes", "rel_error"):
             if isinstance(b.get(counter), (int, float)):
                 case[counter] = float(b[counter])
         ops = {}
@@ -493,7 +493,7 @@ def ladder_rows(machine):
         measured = rate / previous if rate and previous else None
         rows.append({"rung": rung, "n": c["size"] if c else None, "rate": rate, "mechanism": mechanism or "—",
                      "summary": summary, "predicted": predicted, "measured": measured,
-                     "regime": c.get("regime") if c else None})
+                     "regime": c.get("regime") if c else None, "rel_error": c.get("rel_error") if c else None})
         if rate:
             previous, previous_mechanism, previous_rung = rate, mechanism, rung
     return rows
@@ -507,14 +507,16 @@ def ladder_markdown(machine):
              "Predicted: the factor the mechanism allows on this machine "
              f"({vector_lanes(machine)} f32 lanes of {'AVX-512' if vector_lanes(machine) == 16 else 'AVX2'}, the core count, "
              "the headroom to the measured peak; on a GPU, the headroom to the device's peak for the rung, and for tensor "
-             "cores the ratio of the two rungs' measured cuBLAS peaks); measured: the rate over the rung above.", "",
-             "| rung | n | GFLOP/s | regime | mechanism | what it is | predicted | measured |",
-             "|---|---|---|---|---|---|---|---|"]
+             "cores the ratio of the two rungs' measured cuBLAS peaks); measured: the rate over the rung above. "
+             "rel error: the relative L2 error against a double-precision product, what the number format costs.", "",
+             "| rung | n | GFLOP/s | regime | mechanism | what it is | predicted | measured | rel error |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append("| {rung} | {n} | {rate} | {regime} | {mechanism} | {summary} | {pred} | {meas} |".format(
+        lines.append("| {rung} | {n} | {rate} | {regime} | {mechanism} | {summary} | {pred} | {meas} | {error} |".format(
             rung=r["rung"], n=r["n"] or "", rate=f"{r['rate'] / 1e9:.4g}" if r["rate"] else "failed",
             regime=r["regime"] or "", mechanism=r["mechanism"], summary=r["summary"],
-            pred=f"{r['predicted']:.3g}x" if r["predicted"] else "", meas=f"{r['measured']:.3g}x" if r["measured"] else ""))
+            pred=f"{r['predicted']:.3g}x" if r["predicted"] else "", meas=f"{r['measured']:.3g}x" if r["measured"] else "",
+            error=f"{r['rel_error']:.1e}" if r["rel_error"] is not None else ""))
     return "\n".join(lines) + "\n"
 
 

@@ -31,8 +31,10 @@ TEST(LadderTable, ShowsSpeedupsOverPreviousAndBoxedAndFailures) {
   EXPECT_NE(table.find("FAILED: verification failed: output is all zero"), std::string::npos) << table;
   EXPECT_NE(table.find("17.0%"), std::string::npos) << table;
   EXPECT_EQ(table.find("note:"), std::string::npos) << table;
-  rows.push_back({"onednn-bf16", "bf16", 1024, 2, 0.005, 3.8e11, 1.61, ""});
+  EXPECT_EQ(table.find("e-0"), std::string::npos) << "no rel_error given, none shown: " << table;
+  rows.push_back({"onednn-bf16", "bf16", 1024, 2, 0.005, 3.8e11, 1.61, "", 4.4e-3});
   table = format_ladder(rows);
+  EXPECT_NE(table.find("4.4e-03"), std::string::npos) << table;
   EXPECT_NE(table.find("note: onednn-bf16 ran above the bf16 peak measured at the start (161%)"), std::string::npos) << table;
 }
 

@@ -115,6 +115,16 @@ def test_ladder_report_has_every_rung_with_its_factors(tmp_path, capsys):
     rungs = {b["run_name"].split("/")[1] for b in doc["benchmarks"] if b["run_name"].startswith("gemm/")}
     for rung in rungs:
         assert f"| {rung} |" in text
+    # Each verified rung shows its error against the reference in the last column.
+    errors = {(b["run_name"].split("/")[1], b["run_name"].split("/")[3]): b["rel_error"] for b in doc["benchmarks"]
+              if b["run_name"].startswith("gemm/") and b.get("run_type") == "iteration" and "rel_error" in b}
+    shown = 0
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        if cells and (cells[0], f"n:{cells[1]}") in errors:
+            assert cells[-1] == f"{errors[(cells[0], f'n:{cells[1]}')]:.1e}", line
+            shown += 1
+    assert shown > 0
     if "rung/autovec" in doc["context"]:  # results written since rungs carry their mechanism
         autovec = next(line for line in text.splitlines() if line.startswith("| autovec |"))
         lanes = "16x" if "avx512f" in doc["context"]["cpu_isa_flags"] else "8x"
