@@ -3,6 +3,8 @@
 // code; only the five tile operations differ.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "core/buffer.hpp"
 #include "core/compare.hpp"
 #include "cpu/amx_kernel.hpp"
@@ -25,14 +27,10 @@ TEST_P(AmxKernelOnEmulatedTiles, MatchesReference) {
   amx::gemm<amx::EmulatedTiles>(p, in.a_bf16.data(), in.b_bf16.data(), c.data());
   // Against the product of the bf16 inputs themselves, so only the f32 sums may differ: an f32
   // tolerance, far tighter than bf16's, leaves a packing or edge error nowhere to hide.
+  std::vector<float> a_rounded(in.a.size()), b_rounded(in.b.size());
+  for (std::size_t i = 0; i < in.a.size(); ++i) a_rounded[i] = to_float(in.a_bf16[i]), b_rounded[i] = to_float(in.b_bf16[i]);
   AlignedBuffer<double> bf16_reference(in.n * in.n);
-  for (std::int64_t i = 0; i < in.n; ++i)
-    for (std::int64_t j = 0; j < in.n; ++j) {
-      double sum = 0;
-      for (std::int64_t k = 0; k < in.n; ++k)
-        sum += double{to_float(in.a_bf16[i * in.n + k])} * double{to_float(in.b_bf16[k * in.n + j])};
-      bf16_reference[i * in.n + j] = sum;
-    }
+  reference_gemm(in.n, a_rounded.data(), b_rounded.data(), bf16_reference.data());
   Verdict v = compare_to_reference(c.span(), bf16_reference.span(), dtype_tolerance(DType::f32));
   EXPECT_TRUE(v.ok) << v.message;
 }

@@ -150,14 +150,13 @@ TEST(GemmProblem, CountsFlopsAndBytesOnce) {
 // The product of A and B in double after `round` has been applied to every input, against the
 // reference: what a rung in that format would show if its sums were exact.
 double rounding_error(const GemmInputs& in, const std::function<float(float)>& round) {
-  std::vector<double> c(in.n * in.n, 0.0);
-  for (std::int64_t i = 0; i < in.n; ++i)
-    for (std::int64_t k = 0; k < in.n; ++k) {
-      const double a = round(in.a[i * in.n + k]);
-      for (std::int64_t j = 0; j < in.n; ++j) c[i * in.n + j] += a * round(in.b[k * in.n + j]);
-    }
-  AlignedBuffer<float> c32(c.size());
-  for (std::size_t i = 0; i < c.size(); ++i) c32[i] = static_cast<float>(c[i]);
+  const std::size_t count = in.a.size();
+  std::vector<float> a(count), b(count);
+  for (std::size_t i = 0; i < count; ++i) a[i] = round(in.a[i]), b[i] = round(in.b[i]);
+  std::vector<double> c(count);
+  reference_gemm(in.n, a.data(), b.data(), c.data());
+  AlignedBuffer<float> c32(count);
+  for (std::size_t i = 0; i < count; ++i) c32[i] = static_cast<float>(c[i]);
   return compare_to_reference(c32.span(), in.reference.span(), 1.0).relative_error;
 }
 

@@ -25,7 +25,13 @@ float input_value(std::uint64_t seed, std::int64_t index) {
   return static_cast<float>(static_cast<double>(x >> 40) / (1 << 23) - 1.0);
 }
 
-// C = A·B in double: i-k-j so that it vectorises, rows across cores.
+int threads_of(const GemmRung& rung) {
+  return rung.threading == Threading::all_cores ? omp_get_max_threads() : 1;
+}
+
+}  // namespace
+
+// i-k-j so that it vectorises, rows across cores.
 void reference_gemm(std::int64_t n, const float* a, const float* b, double* c) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < n; ++i) {
@@ -38,12 +44,6 @@ void reference_gemm(std::int64_t n, const float* a, const float* b, double* c) {
     }
   }
 }
-
-int threads_of(const GemmRung& rung) {
-  return rung.threading == Threading::all_cores ? omp_get_max_threads() : 1;
-}
-
-}  // namespace
 
 GemmOperands operands(const GemmInputs& in, float* c) {
   return {in.n, in.a.data(), in.b.data(), in.a_bf16.data(), in.b_bf16.data(), in.a_f16.data(), in.b_f16.data(), c};

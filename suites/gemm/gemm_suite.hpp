@@ -26,6 +26,9 @@ struct GemmInputs {
 // a rung's `rel_error` is the precision its number format costs (about 4e-3 for bf16, 5e-4 for
 // f16 and tf32, 4e-7 for f32 sums), which the tolerance bounds, and sums cancel as real ones do.
 GemmInputs make_gemm_inputs(std::int64_t n);
+// C = A·B in double for n×n row-major f32 inputs: the reference every rung is checked against
+// (tests call it on inputs rounded to a narrower format, to see what the format alone costs).
+void reference_gemm(std::int64_t n, const float* a, const float* b, double* c);
 const GemmInputs& cached_gemm_inputs(std::int64_t n);  // one per n, for the whole run
 
 // The operands a rung sees, over these inputs and the output c.
