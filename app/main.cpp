@@ -2,6 +2,9 @@
 // reference, timed by Google Benchmark, and set against this machine's measured peaks.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
+#include <chrono>
+#include <csignal>
+#include <thread>
 #include <unistd.h>
 
 #include <cstdio>
@@ -19,7 +22,10 @@
 #include "core/machine.hpp"
 #include "core/registry.hpp"
 #include "gemm/gemm_suite.hpp"
+#include "core/load.hpp"
 #include "ladder_table.hpp"
+#include "options.hpp"
+#include "results_file.hpp"
 #include "model/model_suite.hpp"
 #include "overhead/overhead_suite.hpp"
 #include "roofline/roofline_suite.hpp"
@@ -32,178 +38,6 @@
 namespace {
 
 using namespace ladder;
-
-constexpr int kUsageError = 2;
-const std::vector<std::string> kSuites = {"gemm", "stream", "cache", "roofline", "overhead", "pcie", "model", "model-sweep"};
-
-const char* const kHelp = R"(ladderbench: one workload measured at every rung of the abstraction ladder.
-
-Usage: ladderbench [options] [Google Benchmark flags]
-
-Options:
-  --suite LIST      suites to run, comma-separated (default: all of them):
-                      gemm      the ladder: C = A*B at every rung
-                      stream    STREAM copy/scale/add/triad (f64, f32; cached and streaming stores)
-                      cache     read bandwidth against working-set size, one core and all cores
-                      roofline  FLOP/s against arithmetic intensity (scalar, avx2, avx512, boxed)
-                      overhead  fixed costs: a call, a parallel region, a bytecode, tiny GEMMs
-                      pcie      host-device copies, pinned and pageable (GPU builds, with a device)
-                      model     a dense-matching network (4D correlation + transformer) per backend
-                      model-sweep  that network at H = W = 16, 24, ... as far as memory (and,
-                                unless --no-cap, the profile's time budget a pass) allows
-                    With a GPU, stream, roofline and overhead also run their device kernels.
-  --rungs LIST      rungs (or kernels) to run, comma-separated (default: all available; see --list)
-  --sizes LIST      GEMM sizes n, comma-separated positive integers (replaces the profile's)
-  --model H,W,C,L,N the model suite at this configuration (L layers, N heads) instead of the
-                    profile's named ones (tiny, small, medium, large)
-  --profile NAME    quick: every rung at n=1024 and 2048, once (under a minute here);
-                    full (the default): n=64..4096, each case 3 times in random order across
-                    cases (medians in the table);
-                    smoke: every case at tiny sizes, for tests (its figures mean nothing)
-  --no-cap          also run slow rungs (python, boxed, naive, interchange) above their size cap
-  --list            list every rung with "available" or "unavailable: <reason>", then exit
-  --machine-id      print this machine's results folder name (results/<id>/), then exit
-  --help            this text
-
-Google Benchmark's flags pass through, among them:
-  --benchmark_filter=REGEX      run cases whose name matches, e.g. '^gemm/avx512/f32/n:1024$'
-                                (a leading '-' excludes matches)
-  --benchmark_out=FILE          write results there (written to FILE.partial, renamed when done)
-  --benchmark_out_format=json   json (default for --benchmark_out), csv or console
-  --benchmark_repetitions=N     repeat each case N times and report mean/median/stddev/cv
-                                (default: 3 in the full profile, 1 otherwise)
-  --benchmark_min_time=SECONDS  minimum time per case (default: 0.2 quick, 0.5 full)
-
-Cases are named suite/rung/dtype/size (Google Benchmark appends /real_time or /manual_time
-to the name in its output). Every case is verified before it is timed (GEMM against a double
-reference; the other kernels by a checksum with a closed form); a case that fails is reported
-as an error and gets no speed. Before the cases, the machine's ceilings are measured (peak
-FLOP/s per dtype, read bandwidth per memory level, fixed costs) and written to the context.
-Environment: OMP_NUM_THREADS sets the all-core rungs' threads; LADDER_MAX_ISA caps the
-hand-written ISA rungs and probes (scalar, avx2, avx512, avx512_bf16, amx).
-)";
-
-struct Options {
-  std::set<std::string> suites;
-  std::vector<std::string> rungs;
-  std::optional<std::vector<std::int64_t>> sizes;
-  std::string profile = "full";
-  bool uncapped = false;
-  bool list = false;
-  bool print_machine_id = false;
-  std::optional<std::string> filter;
-  std::optional<std::string> model_config;
-  std::optional<std::string> out_path;
-  bool user_min_time = false;
-  bool user_repetitions = false;
-  std::vector<std::string> benchmark_args;  // passed on to Google Benchmark
-};
-
-[[noreturn]] void usage_error(const std::string& message) {
-  std::fprintf(stderr, "ladderbench: %s (see --help)\n", message.c_str());
-  std::exit(kUsageError);
-}
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::size_t start = 0;
-  for (;;) {
-    auto comma = text.find(',', start);
-    items.push_back(text.substr(start, comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return items;
-}
-
-std::int64_t parse_size(const std::string& text) {
-  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoll(text) <= 0)
-    usage_error(fmt::format("size '{}' is not a positive integer (at most 9 digits)", text));
-  return std::stoll(text);
-}
-
-// Every rung or kernel name some suite knows, for checking --rungs.
-std::vector<std::string> known_rungs() {
-  std::vector<std::string> names;
-  for (const auto& g : registry().gemm) names.push_back(g.name);
-  // The GPU suites' rungs are known whether or not this build has CUDA.
-  for (auto list : {stream_rung_names(), std::vector<std::string>{"one-core", "all-cores"}, roofline_rung_names(),
-                    overhead_rung_names(), optional_rung_names(RungKind::gpu_suite), model::backend_names()})
-    for (auto& n : list)
-      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
-  return names;
-}
-
-Options parse_options(int argc, char** argv) {
-  Options o;
-  o.benchmark_args.push_back(argv[0]);
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string name = arg, value;
-    bool has_value = false;
-    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      name = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      has_value = true;
-    }
-    auto take_value = [&]() -> std::string {
-      if (has_value) return value;
-      if (i + 1 >= argc) usage_error(name + " needs a value");
-      return argv[++i];
-    };
-    if (name == "--help" || name == "-h") {
-      std::fputs(kHelp, stdout);
-      std::exit(0);
-    } else if (name == "--list") {
-      o.list = true;
-    } else if (name == "--machine-id") {
-      o.print_machine_id = true;
-    } else if (name == "--no-cap") {
-      o.uncapped = true;
-    } else if (name == "--suite") {
-      for (auto& s : split_list(take_value())) {
-        if (std::find(kSuites.begin(), kSuites.end(), s) == kSuites.end())
-          usage_error(fmt::format("unknown suite '{}' (available: gemm, stream, cache, roofline, overhead, pcie, model, model-sweep)", s));
-        o.suites.insert(s);
-      }
-    } else if (name == "--rungs") {
-      const auto known = known_rungs();
-      for (auto& r : split_list(take_value())) {
-        if (std::find(known.begin(), known.end(), r) == known.end()) {
-          std::string list;
-          for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-          usage_error(fmt::format("unknown rung '{}' (known: {})", r, list));
-        }
-        o.rungs.push_back(r);
-      }
-    } else if (name == "--sizes") {
-      std::vector<std::int64_t> sizes;
-      for (auto& s : split_list(take_value())) sizes.push_back(parse_size(s));
-      o.sizes = sizes;
-    } else if (name == "--model") {
-      o.model_config = take_value();
-      std::string error;
-      if (!model::parse_config(*o.model_config, error)) usage_error(error);
-    } else if (name == "--profile") {
-      o.profile = take_value();
-      if (o.profile != "quick" && o.profile != "full" && o.profile != "smoke")
-        usage_error(fmt::format("unknown profile '{}' (quick, full or smoke)", o.profile));
-    } else if (name == "--benchmark_filter") {
-      o.filter = take_value();
-    } else if (name == "--benchmark_out") {
-      o.out_path = take_value();
-      if (o.out_path->empty()) usage_error("--benchmark_out needs a file name");
-    } else if (name.rfind("--benchmark_", 0) == 0 || name == "--v") {
-      if (name == "--benchmark_min_time") o.user_min_time = true;
-      if (name == "--benchmark_repetitions") o.user_repetitions = true;
-      o.benchmark_args.push_back(name == "--benchmark_min_time" && has_value ? min_time_flag(value, LADDER_BENCHMARK_VERSION) : arg);
-    } else {
-      usage_error(fmt::format("unknown option '{}'", arg));
-    }
-  }
-  return o;
-}
 
 // The cases --benchmark_filter selects, matched as Google Benchmark does (a leading '-'
 // negates) but against the plain case names, so that '^gemm/avx512/f32/n:1024$' works.
@@ -292,9 +126,17 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
   AddCustomContext("ladder_order", order);
 }
 
-}  // namespace
+// The peaks a noisy machine contradicts: one core's and all cores' per dtype measured.
+std::vector<PeakPair> peak_pairs(const Ceilings& c) {
+  std::vector<PeakPair> pairs;
+  for (DType dtype : {DType::f32, DType::f64, DType::bf16})
+    if (c.threads >= 2 && c.peaks.peak_at(dtype, 1) > 0)
+      pairs.push_back({std::string(dtype_name(dtype)), c.peaks.peak_at(dtype, 1), c.peaks.peak_at(dtype, c.threads)});
+  return pairs;
+}
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
+  using namespace ladder;
   Options opt = parse_options(argc, argv);
   if (auto error = max_isa_error(); !error.empty()) usage_error(error);
   const MachineInfo machine = machine_info();
@@ -330,9 +172,11 @@ int main(int argc, char** argv) {
   if (selected("roofline")) add(roofline_cases(request, machine));
   if (selected("overhead")) add(overhead_cases(request, machine));
   if (selected("model")) add(model_cases(request));
-  // What the cases may use: 80% of the host's available memory, 90% of the GPU's free memory. The
-  // GPU is asked only where a case needs it (the query starts a CUDA context).
-  const double available = static_cast<double>(memory_available_bytes()), host_usable = 0.8 * available;
+  // What the cases may use: 80% of what this process can still allocate (the machine's available
+  // memory, or a tighter ulimit -v or cgroup limit), 90% of the GPU's free memory. The GPU is
+  // asked only where a case needs it (the query starts a CUDA context).
+  const MemoryLimit memory = memory_limit();
+  const double host_usable = 0.8 * memory.bytes;
   std::optional<double> device_free;
   auto device_usable = [&device_free] {
 #ifdef LADDER_HAVE_CUDA
@@ -366,39 +210,30 @@ int main(int argc, char** argv) {
     usage_error("no case to run: the suites, filter, rungs and sizes select nothing available");
   }
 
-  // Refuse what cannot fit before allocating anything.
+  // Refuse what cannot fit before allocating anything: the run as a whole (what stays allocated
+  // for all of it, a GEMM size's inputs and references, plus its largest case), then each case.
+  if (memory.bytes > 0) {
+    if (const double whole = run_memory_bytes(cases); whole > host_usable) {
+      std::string largest;
+      double largest_bytes = 0;
+      for (const auto& c : cases)
+        if (c.shared_memory_bytes + c.memory_bytes > largest_bytes) {
+          largest_bytes = c.shared_memory_bytes + c.memory_bytes;
+          largest = c.name;
+        }
+      usage_error(fmt::format("the run would hold about {:.1f} GB at once (its largest case, {}, {:.1f} GB), but {} leaves "
+                              "{:.1f} GB, of which it may use 80%",
+                              whole / 1e9, largest, largest_bytes / 1e9, memory.source, memory.bytes / 1e9));
+    }
+  }
   for (const auto& c : cases) {
-    if (available > 0 && c.memory_bytes > host_usable)
-      usage_error(fmt::format("{} needs about {:.1f} GB for its buffers, but only {:.1f} GB of memory is available",
-                              c.name, c.memory_bytes / 1e9, available / 1e9));
     if (c.device_memory_bytes > 0 && c.device_memory_bytes > device_usable())
       usage_error(fmt::format("{} needs about {:.1f} GB of GPU memory, but only {:.1f} GB is free on the device", c.name,
                               c.device_memory_bytes / 1e9, device_free.value_or(0) / 1e9));
   }
   if (selected("model-sweep")) trim_model_sweep(cases, request);
 
-  // Results go to FILE.partial and are renamed into place only when the run completed.
-  std::string partial_path;
-  if (opt.out_path) {
-    partial_path = *opt.out_path + ".partial";
-    std::ofstream probe(partial_path);
-    if (!probe) usage_error(fmt::format("cannot write results file '{}'", partial_path));
-    opt.benchmark_args.push_back("--benchmark_out=" + partial_path);
-  }
-
-  std::fprintf(stderr, "ladderbench: %s, %d threads, %zu cases; measuring the machine's ceilings ...\n",
-               machine.cpu_model.c_str(), machine.threads, cases.size());
-  ceilings = measure_ceilings(reg, machine, opt.profile == "smoke");
-  std::fputs(format_ceilings(ceilings).c_str(), stderr);
-  add_context(machine, ceilings, opt.sizes ? "custom sizes" : opt.profile);
-
-  int started = 0;
-  const int total = static_cast<int>(cases.size());
-  register_cases(cases, [&started, total](const BenchmarkCase& c) {
-    std::fprintf(stderr, "[%d/%d] %s: verifying and timing\n", ++started, total, c.name.c_str());
-  });
-
-  // The profile's time per case, as the flag (a per-case MinTime would rename every case).
+  // Google Benchmark's flags go through its own parser now, before the ceilings' half minute.
   if (!opt.user_min_time) opt.benchmark_args.push_back(min_time_flag(opt.profile == "quick" ? "0.2" : "0.5", LADDER_BENCHMARK_VERSION));
   // Shared machines are noisy: the full profile repeats each case, in random order across cases
   // (so that a noisy spell hits both sides of a ratio alike), and the tables use medians.
@@ -406,25 +241,58 @@ int main(int argc, char** argv) {
     opt.benchmark_args.push_back("--benchmark_repetitions=3");
     opt.benchmark_args.push_back("--benchmark_enable_random_interleaving=true");
   }
+  // The results file is ours to write (results_file.hpp); Google Benchmark's own goes nowhere.
+  if (opt.out_path) opt.benchmark_args.push_back("--benchmark_out=/dev/null");
   std::vector<char*> bench_argv;
   for (auto& a : opt.benchmark_args) bench_argv.push_back(a.data());
   int bench_argc = static_cast<int>(bench_argv.size());
   benchmark::Initialize(&bench_argc, bench_argv.data());
-  if (benchmark::ReportUnrecognizedArguments(bench_argc, bench_argv.data())) return kUsageError;
+  if (bench_argc > 1) usage_error(fmt::format("unknown Google Benchmark flag '{}'", bench_argv[1]));
+
+  std::unique_ptr<ResultsFile> results;
+  if (opt.out_path && !opt.list_tests) {
+    try {
+      results = std::make_unique<ResultsFile>(*opt.out_path, opt.out_format);
+    } catch (const std::exception& e) {
+      usage_error(e.what());
+    }
+  }
+
+  const CpuSample before = sample_cpu();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  for (const auto& warning : startup_noise_warnings(before, sample_cpu(), machine.logical_cpus, machine.threads))
+    std::fprintf(stderr, "ladderbench: warning: %s\n", warning.c_str());
+  std::fprintf(stderr, "ladderbench: %s, %d threads, %zu cases; measuring the machine's ceilings ...\n",
+               machine.cpu_model.c_str(), machine.threads, cases.size());
+  ceilings = opt.list_tests ? Ceilings{} : measure_ceilings(reg, machine, opt.profile == "smoke");
+  if (!opt.list_tests) std::fputs(format_ceilings(ceilings).c_str(), stderr);
+  add_context(machine, ceilings, opt.sizes ? "custom sizes" : opt.profile);
+  for (const auto& note : array_cap_notes()) benchmark::AddCustomContext("array_size_capped", note);
+
+  int started = 0;
+  const int total = static_cast<int>(cases.size());
+  register_cases(cases, [&started, total](const BenchmarkCase& c) {
+    std::fprintf(stderr, "[%d/%d] %s: verifying and timing\n", ++started, total, c.name.c_str());
+  });
 
   CollectingReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::RunSpecifiedBenchmarks(&reporter, results.get());
   benchmark::Shutdown();
+  if (opt.list_tests) return 0;
 
-  if (opt.out_path) {
-    std::error_code ec;
-    std::filesystem::rename(partial_path, *opt.out_path, ec);
-    if (ec) {
-      std::fprintf(stderr, "ladderbench: results are in %s; renaming to %s failed: %s\n", partial_path.c_str(),
-                   opt.out_path->c_str(), ec.message().c_str());
-      return 1;
+  const NoiseReport noise = assess_noise(before, sample_cpu(), machine.logical_cpus, machine.threads, peak_pairs(ceilings));
+  int status = 0;
+  if (results) {
+    if (results->runs_reported() == 0) {
+      results->discard();
+      std::fprintf(stderr, "ladderbench: no case ran, so nothing was written; %s is unchanged\n", opt.out_path->c_str());
+      status = kRunError;
+    } else if (auto error = results->commit(noise.context()); !error.empty()) {
+      std::fprintf(stderr, "ladderbench: the results were not written: %s\n", error.c_str());
+      status = kRunError;
+    } else {
+      std::fprintf(stderr, "ladderbench: results written to %s\n", opt.out_path->c_str());
     }
-    std::fprintf(stderr, "ladderbench: results written to %s\n", opt.out_path->c_str());
   }
 
   if (auto rows = ladder_rows(reg, reporter.runs(), kLadderSize); !rows.empty())
@@ -442,6 +310,10 @@ int main(int argc, char** argv) {
   if (auto check = format_roof_check(reporter.runs()); !check.empty())
     std::fputs(fmt::format("\nEach case against its roof (roof_fraction, medians):\n{}", check).c_str(), stdout);
   std::fputs(("\n" + format_ceilings(ceilings)).c_str(), stdout);
+  if (noise.noisy()) {
+    std::fputs("\nThis machine was not quiet during the run (noise_verdict: noisy in the results):\n", stdout);
+    for (const auto& reason : noise.reasons) std::fputs(("  - " + reason + "\n").c_str(), stdout);
+  }
 
   int failed = 0;
   for (const auto& run : reporter.runs())
@@ -449,5 +321,20 @@ int main(int argc, char** argv) {
       ++failed;
       std::fprintf(stderr, "ladderbench: FAILED %s: %s\n", run.run_name.str().c_str(), run_error(run).c_str());
     }
-  return failed > 0 ? 1 : 0;
+  return failed > 0 ? kRunError : status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A file-size limit must fail a write (EFBIG, reported), not kill the process with SIGXFSZ.
+  std::signal(SIGXFSZ, SIG_IGN);
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "ladderbench: ran out of memory (see the memory limits: ulimit -v, the cgroup, MemAvailable)\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ladderbench: %s\n", e.what());
+  }
+  return kRunError;
 }

@@ -24,6 +24,8 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
 LADDER_SIZE = 1024  # the GEMM ladder's size, as in ladderbench
+# A case whose repetitions' coefficient of variation exceeds this is marked noisy in the tables.
+NOISY_CV = 0.10
 NAME = re.compile(r"^(?P<suite>[^/]+)/(?P<rung>[^/]+)/(?P<dtype>[^/]+)/(?P<key>[a-z_]+):(?P<size>\d+)")
 
 
@@ -91,6 +93,56 @@ def read_json(path):
         return None
 
 
+# Context keys the report reads as numbers; a value that is not a finite number is dropped.
+NUMERIC_CONTEXT = re.compile(r"(_flops|_seconds|_bytes|_bytes_per_second)$|^threads$|^cpu_logical_cores$|^peak_probe/")
+# Context keys the report reads as text (and puts in titles and file names).
+TEXT_CONTEXT = ("date", "git_sha", "cpu_model", "gpu_name", "ladder_order")
+
+
+def safe_slug(text):
+    """A machine id as it may become a folder name: lower-case letters, digits, '.', '_' and '-',
+    no leading dot, never '..' or a path separator."""
+    slug = re.sub(r"[^a-z0-9._-]+", "-", str(text).lower()).strip("-.")
+    slug = re.sub(r"\.{2,}", ".", slug)
+    return slug[:120]
+
+
+def finite_number(value):
+    """The value as a finite float, or None (strings holding numbers count; NaN, inf, bools do not)."""
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def clean_context(path, context):
+    """The context with every value the report reads checked: strings stay strings, the numeric
+    keys hold finite numbers; a bad value is dropped with one line naming file and key."""
+    clean = {}
+    for key, value in context.items():
+        key = str(key)
+        if isinstance(value, (dict, list)) and not NUMERIC_CONTEXT.search(key) and key not in TEXT_CONTEXT:
+            clean[key] = value  # Google Benchmark's own structured keys (caches, load_avg)
+            continue
+        if value is None or isinstance(value, (dict, list)):
+            warn(f"{path}: context key '{key}' is not a plain value; ignored")
+            continue
+        if NUMERIC_CONTEXT.search(key):
+            number = finite_number(value)
+            if number is None or number < 0:
+                warn(f"{path}: context key '{key}' is {value!r}, not a finite number; ignored")
+                continue
+            clean[key] = str(value)
+        elif key in TEXT_CONTEXT and not isinstance(value, str):
+            warn(f"{path}: context key '{key}' is {value!r}, not text; ignored")
+        else:
+            clean[key] = value if isinstance(value, str) else str(value)
+    return clean
+
+
 def load_result_file(path):
     doc = read_json(path)
     if doc is None:
@@ -98,26 +150,38 @@ def load_result_file(path):
     if not isinstance(doc, dict) or not isinstance(doc.get("context"), dict) or not isinstance(doc.get("benchmarks"), list):
         warn(f"skipping {path}: not a Google Benchmark result file")
         return None
-    context = doc["context"]
+    context = clean_context(path, doc["context"])
     if "machine_id" not in context:
         warn(f"skipping {path}: a Google Benchmark file, but not from ladderbench (no machine_id in its context)")
         return None
+    if safe_slug(context["machine_id"]) != context["machine_id"]:
+        slug = safe_slug(context["machine_id"])
+        if not slug:
+            warn(f"skipping {path}: its machine_id {context['machine_id']!r} has nothing usable as a folder name")
+            return None
+        warn(f"{path}: machine_id {context['machine_id']!r} is not a safe folder name; read as '{slug}'")
+        context["machine_id"] = slug
     name = str(context.get("cpu_model", context["machine_id"]))
     if context.get("gpu_name"):  # its GPU rungs ran on that device: the column names both
         name += f" + {context['gpu_name']}"
     m = Machine(str(context["machine_id"]), name, "cpu", True)
     m.context = {k: v for k, v in context.items()}
     m.source = str(path)
+    cvs = {}
     for b in doc["benchmarks"]:
         if not isinstance(b, dict) or "run_name" not in b:
             continue
         aggregate = b.get("aggregate_name")
-        if b.get("run_type") == "aggregate" and aggregate != "median":
-            continue
         match = NAME.match(str(b["run_name"]))
         if not match:
             continue
         key = match.group(0)
+        if b.get("run_type") == "aggregate" and aggregate == "cv":
+            cv = finite_number(b.get("real_time"))  # the repetitions' coefficient of variation, a fraction
+            if cv is not None:
+                cvs[key] = cv
+        if b.get("run_type") == "aggregate" and aggregate != "median":
+            continue
         if key in m.cases and not aggregate:  # a repetition: keep the first unless a median comes
             continue
         case = {
@@ -126,14 +190,22 @@ def load_result_file(path):
             "label": str(b.get("label", "")),
         }
         for counter in ("flops", "bytes_per_second", "peak_fraction", "roof_fraction", "intensity", "seconds_per_op",
-                        "threads", "bytes", "memory_bytes", "rel_error"):
-            if isinstance(b.get(counter), (int, float)):
-                case[counter] = float(b[counter])
+                        "threads", "bytes", "memory_bytes", "rel_error", "cv"):
+            if counter in b and not isinstance(b[counter], str):
+                number = finite_number(b[counter])
+                if number is None:
+                    warn(f"{path}: {key}'s {counter} is {b[counter]!r}, not a finite number; ignored")
+                else:
+                    case[counter] = number
         ops = {}
         for counter, value in b.items():
-            if counter.startswith("op/") and isinstance(value, (int, float)):
-                _, op, what = counter.split("/", 2)
-                ops.setdefault(op, {})[what] = float(value)
+            if str(counter).startswith("op/") and str(counter).count("/") >= 2:
+                number = finite_number(value)
+                if number is None:
+                    warn(f"{path}: {key}'s {counter} is {value!r}, not a finite number; ignored")
+                    continue
+                _, op, what = str(counter).split("/", 2)
+                ops.setdefault(op, {})[what] = number
         if ops:  # a model case: its configuration and the time of a pass (its operations' median seconds)
             case["ops"] = ops
             config = re.match(r"config (.+?) \(", case["label"])
@@ -144,6 +216,10 @@ def load_result_file(path):
         if key not in m.cases:
             m.order.append(key)
         m.cases[key] = case
+    for key, cv in cvs.items():
+        if key in m.cases:
+            m.cases[key]["cv"] = cv
+            m.cases[key]["noisy"] = cv > NOISY_CV
     sort_in_ladder_order(m)
     return m
 
@@ -306,7 +382,8 @@ def build_tables(measured, specs):
                     row.append({"text": "failed" if c and c.get("error") else "", "predicted": False, "value": None})
                     continue
                 pct = f" · {100 * c['peak_fraction']:.0f}% of peak" if c.get("peak_fraction") else ""
-                row.append({"text": f"{fmt_rate(c['flops'], 'FLOP/s')}{pct} (n={c['size']})", "predicted": False,
+                noisy = f" · noisy (CV {100 * c['cv']:.0f}%)" if c.get("noisy") else ""
+                row.append({"text": f"{fmt_rate(c['flops'], 'FLOP/s')}{pct} (n={c['size']}){noisy}", "predicted": False,
                             "value": c["flops"]})
             else:
                 value = predict_gemm(m, rung, dtype, LADDER_SIZE, floors[m.kind]) if rung in predictable else None
@@ -356,7 +433,8 @@ def build_tables(measured, specs):
             if m.measured:
                 c = next((c for c in m.cases.values() if c["suite"] == "stream" and c["rung"] == rung and c["dtype"] == dtype), None)
                 value = c.get("bytes_per_second") if c and not c.get("error") else None
-                row.append({"text": fmt_rate(value, "B/s"), "predicted": False, "value": value})
+                noisy = f" · noisy (CV {100 * c['cv']:.0f}%)" if value and c.get("noisy") else ""
+                row.append({"text": fmt_rate(value, "B/s") + noisy, "predicted": False, "value": value})
             else:
                 value = predict_stream(m, rung)
                 row.append({"text": f"≈ {fmt_rate(value, 'B/s')} predicted (datasheet)" if value else "", "predicted": True,
@@ -879,7 +957,8 @@ def cmd_ladder(args):
         warn("no ladderbench result file found")
         return 1
     for m in measured:
-        out = pathlib.Path(args.out) if args.out else RESULTS / m.id / "ladder.md"
+        # m.id is a safe slug (load_result_file): the report stays inside results/.
+        out = pathlib.Path(args.out) if args.out else RESULTS / safe_slug(m.id) / "ladder.md"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(ladder_markdown(m), encoding="utf-8")
         print(f"report: wrote {out}")
@@ -922,7 +1001,11 @@ def main(argv=None):
     p.set_defaults(func=cmd_ladder)
 
     args = parser.parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except OSError as e:  # a read-only or missing output folder, a full disk
+        warn(f"cannot write {e.filename or 'the output'}: {e.strerror or e}")
+        return 1
 
 
 if __name__ == "__main__":

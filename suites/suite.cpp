@@ -1,7 +1,14 @@
 #include "suite.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <map>
+#include <cstdio>
 #include <memory>
+#include <mutex>
+
+#include "core/machine.hpp"
 
 namespace ladder {
 
@@ -9,8 +16,55 @@ bool rung_requested(const SuiteRequest& request, const std::string& rung) {
   return request.rungs.empty() || std::find(request.rungs.begin(), request.rungs.end(), rung) != request.rungs.end();
 }
 
-std::int64_t large_array_bytes(const SuiteRequest& request, std::int64_t last_level_cache_bytes) {
-  return request.profile == "smoke" ? std::int64_t{512} << 10 : 4 * last_level_cache_bytes;
+ArraySize large_array_size(const std::string& profile, std::int64_t last_level_cache_bytes, int arrays,
+                           double usable_memory_bytes) {
+  if (profile == "smoke") return {std::int64_t{512} << 10, ""};
+  ArraySize size{4 * last_level_cache_bytes, ""};
+  const std::int64_t profile_cap = profile == "quick" ? kLargeArrayQuickCap : kLargeArrayFullCap;
+  if (size.bytes > profile_cap) size = {profile_cap, fmt::format("the {} profile's cap of {} MiB an array", profile, profile_cap >> 20)};
+  const auto memory_cap = static_cast<std::int64_t>(kLargeArrayMemoryFraction * usable_memory_bytes / std::max(1, arrays));
+  if (usable_memory_bytes > 0 && size.bytes > memory_cap)
+    size = {std::max<std::int64_t>(memory_cap, std::int64_t{1} << 20),
+            fmt::format("{:.0f}% of the {:.1f} GB of memory usable, over {} arrays", kLargeArrayMemoryFraction * 100,
+                        usable_memory_bytes / 1e9, arrays)};
+  size.bytes = size.bytes / 4096 * 4096;
+  return size;
+}
+
+namespace {
+std::mutex g_cap_mutex;
+std::vector<std::string> g_cap_notes;
+}  // namespace
+
+std::int64_t large_array_bytes(const SuiteRequest& request, std::int64_t last_level_cache_bytes, int arrays) {
+  const ArraySize size = large_array_size(request.profile, last_level_cache_bytes, arrays, memory_limit().bytes);
+  if (!size.capped_by.empty()) {
+    const std::string note = fmt::format("{} MiB an array instead of 4 x the last-level cache ({} MiB): {}", size.bytes >> 20,
+                                         (4 * last_level_cache_bytes) >> 20, size.capped_by);
+    std::lock_guard lock(g_cap_mutex);
+    if (std::find(g_cap_notes.begin(), g_cap_notes.end(), note) == g_cap_notes.end()) {
+      g_cap_notes.push_back(note);
+      std::fprintf(stderr, "ladderbench: note: %s\n", note.c_str());
+    }
+  }
+  return size.bytes;
+}
+
+std::vector<std::string> array_cap_notes() {
+  std::lock_guard lock(g_cap_mutex);
+  return g_cap_notes;
+}
+
+double run_memory_bytes(const std::vector<BenchmarkCase>& cases) {
+  std::map<std::string, double> shared;
+  double largest_case = 0;
+  for (const auto& c : cases) {
+    if (!c.shared_memory_key.empty()) shared[c.shared_memory_key] = std::max(shared[c.shared_memory_key], c.shared_memory_bytes);
+    largest_case = std::max(largest_case, c.memory_bytes);
+  }
+  double total = largest_case;
+  for (const auto& [key, bytes] : shared) total += bytes;
+  return total;
 }
 
 void register_cases(const std::vector<BenchmarkCase>& cases,
@@ -22,7 +76,13 @@ void register_cases(const std::vector<BenchmarkCase>& cases,
         *started = true;
         if (on_first_call) on_first_call(c);
       }
-      c.body(state);
+      try {
+        c.body(state);
+      } catch (const std::bad_alloc&) {
+        state.SkipWithError(fmt::format("{} ran out of memory", c.name).c_str());
+      } catch (const std::exception& e) {
+        state.SkipWithError(fmt::format("{} failed: {}", c.name, e.what()).c_str());
+      }
     });
     // Wall-clock time: multi-threaded work must not be judged by one thread's CPU time.
     if (c.timing == Timing::manual) {

@@ -48,6 +48,9 @@ class GemmKernel {
   // Rungs whose result lives elsewhere (device memory) bring it to `c` here: called after run()
   // when the result is verified, never inside the timed loop.
   virtual void copy_output() {}
+  // Rungs whose result lives elsewhere fill it with NaN here (the host's C is poisoned by the
+  // caller), so that a call that skips its work shows when the output is verified after timing.
+  virtual void poison_output() {}
   // Rungs that run outside this process (the CPython reference) time themselves.
   virtual std::optional<double> self_timed_seconds() const { return std::nullopt; }
   // What the library chose (e.g. oneDNN's implementation), for the result's label.

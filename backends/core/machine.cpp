@@ -1,6 +1,7 @@
 #include "machine.hpp"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <omp.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -66,6 +67,49 @@ std::int64_t meminfo_bytes(const std::string& key) {
 }  // namespace
 
 std::int64_t memory_available_bytes() { return meminfo_bytes("MemAvailable"); }
+
+MemoryLimit tightest_memory_limit(double mem_available, double address_space_left, double cgroup_left) {
+  MemoryLimit limit{mem_available, "MemAvailable"};
+  if (address_space_left >= 0 && address_space_left < limit.bytes)
+    limit = {address_space_left, "the address-space limit (ulimit -v) less what the process maps"};
+  if (cgroup_left >= 0 && cgroup_left < limit.bytes) limit = {cgroup_left, "the cgroup's memory.max less its memory.current"};
+  return limit;
+}
+
+namespace {
+
+// A number from a one-line file (cgroup v2); -1 where it is absent or "max".
+double file_number(const std::string& path) {
+  std::ifstream in(path);
+  std::string text;
+  if (!(in >> text) || text == "max") return -1;
+  try {
+    return std::stod(text);
+  } catch (...) {
+    return -1;
+  }
+}
+
+}  // namespace
+
+MemoryLimit memory_limit() {
+  double address_space_left = -1;
+  if (rlimit r{}; getrlimit(RLIMIT_AS, &r) == 0 && r.rlim_cur != RLIM_INFINITY) {
+    std::ifstream statm("/proc/self/statm");
+    double pages = 0;
+    statm >> pages;
+    address_space_left = std::max(0.0, static_cast<double>(r.rlim_cur) - pages * static_cast<double>(sysconf(_SC_PAGESIZE)));
+  }
+  double cgroup_left = -1;
+  std::ifstream self("/proc/self/cgroup");
+  for (std::string line; std::getline(self, line);) {
+    if (line.rfind("0::", 0) != 0) continue;  // cgroup v2's single hierarchy
+    const std::string dir = "/sys/fs/cgroup" + line.substr(3);
+    const double max = file_number(dir + "/memory.max"), current = file_number(dir + "/memory.current");
+    if (max >= 0) cgroup_left = std::max(0.0, max - std::max(0.0, current));
+  }
+  return tightest_memory_limit(static_cast<double>(memory_available_bytes()), address_space_left, cgroup_left);
+}
 
 MachineInfo machine_info() {
   MachineInfo m;

@@ -35,6 +35,17 @@ std::string machine_id(const MachineInfo& info);
 // Bytes of memory available now (MemAvailable), for refusing sizes that cannot fit.
 std::int64_t memory_available_bytes();
 
+// The memory this process can still allocate, and which limit says so: the machine's
+// MemAvailable, the address-space limit (`ulimit -v`, RLIMIT_AS) less what the process maps
+// already, or its cgroup's memory.max less its memory.current; the smallest of them.
+struct MemoryLimit {
+  double bytes = 0;
+  std::string source;  // "MemAvailable", "the address-space limit (ulimit -v)", "the cgroup's memory.max"
+};
+MemoryLimit memory_limit();
+// The same from given figures (tests); a limit < 0 is absent.
+MemoryLimit tightest_memory_limit(double mem_available, double address_space_left, double cgroup_left);
+
 // Key/value pairs for the JSON context: machine, build, git SHA.
 std::vector<std::pair<std::string, std::string>> build_context();
 

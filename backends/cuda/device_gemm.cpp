@@ -57,6 +57,7 @@ class DeviceGemm final : public GemmKernel {
     check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
     seconds_ = ms / 1e3;
   }
+  void poison_output() override { check(cudaMemset(c_, 0xff, bytes_), "cudaMemset(C)"); }
   void copy_output() override { check(cudaMemcpy(host_c_, c_, bytes_, cudaMemcpyDeviceToHost), "cudaMemcpy(C)"); }
   std::optional<double> self_timed_seconds() const override { return seconds_; }
   std::string label() const override { return label_; }

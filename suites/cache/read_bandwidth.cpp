@@ -1,5 +1,7 @@
 #include "read_bandwidth.hpp"
 
+#include "suite.hpp"
+
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -88,7 +90,9 @@ std::int64_t last_level_cache_bytes(const MachineInfo& machine) {
 }
 
 std::vector<std::int64_t> sweep_sizes(const MachineInfo& machine) {
-  const double top = 4.0 * static_cast<double>(last_level_cache_bytes(machine));
+  // Per thread, on every thread at once: capped as the memory-bound suites' arrays are.
+  const double top = static_cast<double>(
+      large_array_size("full", last_level_cache_bytes(machine), std::max(1, machine.threads), memory_limit().bytes).bytes);
   std::vector<std::int64_t> sizes;
   for (int half_octaves = 0;; ++half_octaves) {
     double bytes = 4096.0 * std::pow(2.0, half_octaves / 2.0);

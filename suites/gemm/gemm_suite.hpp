@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,12 +15,28 @@
 
 namespace ladder {
 
+// The rows of C a size's verification covers: all of them, unless the double reference of the
+// whole product would cost more than kReferenceFlopBudget; then an evenly spread sample (with a
+// seeded offset in each stride) whose reference costs about that much, stated in the case's label.
+inline constexpr double kReferenceFlopBudget = 3e11;  // n = 5300 in full; seconds on two cores
+std::vector<std::int64_t> verified_rows(std::int64_t n);
+
 struct GemmInputs {
   std::int64_t n = 0;
   AlignedBuffer<float> a, b;
   AlignedBuffer<bf16> a_bf16, b_bf16;
   AlignedBuffer<f16> a_f16, b_f16;
-  AlignedBuffer<double> reference;  // A·B in double
+  std::vector<std::int64_t> rows;   // the rows of C that are verified (verified_rows(n))
+  AlignedBuffer<double> reference;  // those rows of A·B in double, from the f32 inputs
+
+  // The reference a rung of `dtype` is verified against: `reference`, or for bf16 and f16 the
+  // product of the operands rounded to that format (made on first use; see verification_tolerance).
+  const AlignedBuffer<double>& reference_for(DType dtype) const;
+
+ private:
+  struct Rounded;
+  std::shared_ptr<Rounded> rounded_ = nullptr;
+  friend GemmInputs make_gemm_inputs(std::int64_t n);
 };
 
 // Uniform random values in [-1, 1), exact in f32 but not in bf16, f16 or tf32, and of either sign:
@@ -29,13 +46,22 @@ GemmInputs make_gemm_inputs(std::int64_t n);
 // C = A·B in double for n×n row-major f32 inputs: the reference every rung is checked against
 // (tests call it on inputs rounded to a narrower format, to see what the format alone costs).
 void reference_gemm(std::int64_t n, const float* a, const float* b, double* c);
+// The same for the given rows of C only, written one after another into c.
+void reference_gemm_rows(std::int64_t n, const float* a, const float* b, const std::vector<std::int64_t>& rows, double* c);
 const GemmInputs& cached_gemm_inputs(std::int64_t n);  // one per n, for the whole run
 
 // The operands a rung sees, over these inputs and the output c.
 GemmOperands operands(const GemmInputs& inputs, float* c);
 
-// Memory a case of size n needs (inputs, output, reference), for refusing sizes that cannot fit.
+// Memory for refusing sizes that cannot fit: the inputs and references of a size, held for the
+// whole run (every rung at that size shares them), and what one case allocates besides (its C,
+// the verification's C, room for a rung's packed copies).
+double gemm_inputs_bytes(std::int64_t n);
 double gemm_case_bytes(std::int64_t n);
+
+// C checked against the reference of the rung's dtype (verification_tolerance, worst row
+// included); relative_error is against the f32 inputs' product: what the number format costs.
+Verdict check_gemm_output(DType dtype, const GemmInputs& inputs, const float* c);
 
 // Prepare the rung, poison C with NaN, run once, compare with the reference.
 struct GemmVerification {
@@ -45,6 +71,13 @@ struct GemmVerification {
 GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& inputs);
 
 std::string gemm_case_name(const GemmRung& rung, std::int64_t n);
+
+// The rate above which a timed case is refused as impossible: kImpossibleRateFactor times the
+// peak the rung's unit was measured at (0 where none was measured). 1.5 leaves room for a peak
+// probe that read low and for clocks that rose after it; a kernel that skipped its work reads
+// hundreds of times its peak.
+inline constexpr double kImpossibleRateFactor = 1.5;
+double impossible_rate(const GemmRung& rung, const Ceilings& ceilings);
 
 // The fixed cost below which a case of this rung cannot go: a call, or an OpenMP fork and join
 // where the rung opens a parallel region on every call, plus the interpreted rungs' dispatches.
@@ -65,6 +98,10 @@ std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs,
 // rungs are compared head to head; the full profile adds a sweep. Slow rungs stop at their cap.
 constexpr std::int64_t kLadderSize = 1024;
 std::vector<std::int64_t> gemm_profile_sizes(const std::string& profile);
+
+// One case: verify, time, verify again (the output the timed calls left, and one more call on a
+// poisoned C), refuse an impossible rate, then the counters and the regime.
+BenchmarkCase gemm_case(const GemmCase& gemm_case, const Ceilings* ceilings);
 
 // gemm/<rung>/<dtype>/n:<n> for every available, requested rung at the requested sizes.
 // Rungs asked for by name but unavailable are reported on stderr and skipped.

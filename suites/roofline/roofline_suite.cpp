@@ -131,7 +131,7 @@ std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request, const Mac
       {"avx512", false, all, "avx512-fma", Isa::avx512, avx512_f32, nullptr},
       {"avx512", true, all, "avx512-fma-f64", Isa::avx512, nullptr, avx512_f64},
       {"boxed", true, 1, "scalar-fma-f64"}};
-  const std::int64_t array_bytes = large_array_bytes(request, cache::last_level_cache_bytes(machine));
+  const std::int64_t array_bytes = large_array_bytes(request, cache::last_level_cache_bytes(machine), 2);
   const bool smoke = request.profile == "smoke";
   std::vector<BenchmarkCase> cases;
   for (const Sweep& sweep : sweeps) {

@@ -1,5 +1,6 @@
 """scripts/report.py against the committed reference results and hand-made bad inputs."""
 import json
+import os
 import pathlib
 import shutil
 import subprocess
@@ -230,3 +231,112 @@ def test_gpu_rungs_are_predicted_from_the_devices_own_peaks(tmp_path):
     for rung, r in rows.items():  # on the GPU these are roofs (a library's "as fast as a kernel" is a guess)
         if report.GPU_RUNG.match(rung) and r["mechanism"] != "tuned library" and r["predicted"] and r["measured"]:
             assert r["measured"] <= r["predicted"] * 1.05, r
+
+
+# --- hostile and careless inputs: one line naming file and key, never a traceback ---------------
+
+
+def hostile_copy(tmp_path, name, edit):
+    """The committed result file, with one value made bad by `edit(doc)`, in a folder of its own."""
+    doc = json.loads(RESULT.read_text())
+    edit(doc)
+    folder = tmp_path / name
+    folder.mkdir()
+    path = folder / RESULT.name
+    path.write_text(json.dumps(doc, allow_nan=True))
+    return path
+
+
+def first_gemm(doc):
+    return next(b for b in doc["benchmarks"] if b["run_name"].startswith("gemm/") and "flops" in b)
+
+
+HOSTILE_EDITS = {
+    "string-peak": lambda d: d["context"].update(peak_f32_flops="fast"),
+    "nan-peak": lambda d: d["context"].update(peak_f32_flops="nan"),
+    "numeric-date": lambda d: d["context"].update(date=20261204),
+    "list-value": lambda d: d["context"].update(threads=[1, 2]),
+    "nan-counter": lambda d: first_gemm(d).update(flops=float("nan"), peak_fraction=float("nan")),
+    "inf-counter": lambda d: first_gemm(d).update(flops=float("inf")),
+    "string-counter": lambda d: first_gemm(d).update(flops="1e9"),
+    "null-counter": lambda d: first_gemm(d).update(rel_error=None),
+    "bool-counter": lambda d: first_gemm(d).update(roof_fraction=True),
+    "bad-op-counter": lambda d: d["benchmarks"].append({**first_gemm(d), "op/corr_gemm/seconds": "x"}),
+    "slash-machine-id": lambda d: d["context"].update(machine_id="a/b"),
+    "numeric-machine-id": lambda d: d["context"].update(machine_id=42),
+    "null-benchmark": lambda d: d["benchmarks"].append(None),
+    "numeric-run-name": lambda d: d["benchmarks"].append({"run_name": 7, "name": 7}),
+    "nan-cv": lambda d: d["benchmarks"].append({**first_gemm(d), "run_type": "aggregate", "aggregate_name": "cv",
+                                                "real_time": float("nan")}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_EDITS))
+def test_a_bad_value_is_skipped_with_one_line_and_every_command_still_works(tmp_path, capsys, name):
+    path = hostile_copy(tmp_path, name, HOSTILE_EDITS[name])
+    out = tmp_path / "out"
+    commands = [["tables", str(path), "--out", str(out), "--no-plots"], ["ladder", str(path), "--out", str(out / "ladder.md")]]
+    if name in ("nan-counter", "string-peak", "inf-counter"):  # the figures read the same values (slow: a few only)
+        commands.append(["plot", str(path), "--out", str(out / "plots")])
+    for args in commands:
+        code, _, err = run(args, capsys)
+        assert code == 0, (args, err)
+    # The tables never pick a non-finite figure as a machine's best.
+    md = (out / "tables.md").read_text()
+    assert "nan" not in md.lower().replace("nanos", "") and "inf " not in md.lower()
+
+
+def test_a_nan_counter_is_named_and_never_the_best(tmp_path, capsys):
+    path = hostile_copy(tmp_path, "nan", HOSTILE_EDITS["nan-counter"])
+    code, _, err = run(["tables", str(path), "--out", str(tmp_path / "t"), "--no-plots"], capsys)
+    assert code == 0
+    assert f"{path}: gemm/" in err and "flops is nan, not a finite number; ignored" in err
+
+
+def test_a_machine_id_cannot_write_outside_results(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(report, "RESULTS", tmp_path / "results")
+    for hostile in ("../../../escaped", str(tmp_path / "absolute"), "..", "a/../../b"):
+        path = hostile_copy(tmp_path, f"id-{abs(hash(hostile))}", lambda d, h=hostile: d["context"].update(machine_id=h))
+        code, _, err = run(["ladder", str(path)], capsys)
+        if hostile == "..":  # nothing of it is usable: the file is skipped, with one line saying why
+            assert code == 1 and "has nothing usable as a folder name" in err, err
+            continue
+        assert code == 0, err
+        assert "not a safe folder name" in err
+        written = [p for p in tmp_path.rglob("ladder.md")]
+        assert written and all((tmp_path / "results") in p.parents for p in written), written
+    assert not (tmp_path / "escaped").exists() and not (tmp_path / "absolute").exists()
+    assert report.safe_slug("../../x") == "x" and report.safe_slug("..") == "" and "/" not in report.safe_slug("a/b")
+
+
+def test_an_unwritable_output_folder_is_one_line(tmp_path, capsys):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        code, _, err = run(["tables", str(RESULT), "--out", str(locked / "t"), "--no-plots"], capsys)
+        if os.geteuid() == 0:  # root writes anywhere; a file in the way fails for root too
+            blocker = tmp_path / "file"
+            blocker.write_text("x")
+            code, _, err = run(["tables", str(RESULT), "--out", str(blocker / "t"), "--no-plots"], capsys)
+        assert code == 1
+        assert err.startswith("report: cannot write") and err.count("\n") == 1, err
+    finally:
+        locked.chmod(0o700)
+
+
+def test_a_case_with_noisy_repetitions_is_marked(tmp_path, capsys):
+    def noisy(doc):
+        # Every aggregate cv made quiet, then one case of the ladder's size made noisy.
+        for b in doc["benchmarks"]:
+            if b.get("aggregate_name") == "cv":
+                b["real_time"] = 0.01
+        naive = [b for b in doc["benchmarks"] if b["run_name"].startswith("gemm/naive/f32/n:") and "flops" in b]
+        shown = max(int(b["run_name"].split(":")[1].split("/")[0]) for b in naive)  # the table's row: its largest n
+        b = next(b for b in naive if b["run_name"].startswith(f"gemm/naive/f32/n:{shown}/"))
+        doc["benchmarks"].append({**b, "run_type": "aggregate", "aggregate_name": "cv", "real_time": 0.25})
+    path = hostile_copy(tmp_path, "noisy", noisy)
+    code, _, err = run(["tables", str(path), "--out", str(tmp_path / "t"), "--no-plots"], capsys)
+    assert code == 0, err
+    md = (tmp_path / "t" / "tables.md").read_text()
+    assert md.count("noisy (CV") == 1 and "noisy (CV 25%)" in md, md

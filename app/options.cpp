@@ -1,0 +1,224 @@
+#include "options.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <regex>
+
+#include "cache/cache_suite.hpp"
+#include "core/registry.hpp"
+#include "ladder_table.hpp"
+#include "model/model_suite.hpp"
+#include "overhead/overhead_suite.hpp"
+#include "roofline/roofline_suite.hpp"
+#include "stream/stream_suite.hpp"
+
+namespace ladder {
+namespace {
+
+const std::vector<std::string> kSuites = {"gemm", "stream", "cache", "roofline", "overhead", "pcie", "model", "model-sweep"};
+
+const char* const kHelp = R"(ladderbench: one workload measured at every rung of the abstraction ladder.
+
+Usage: ladderbench [options] [Google Benchmark flags]
+
+Options:
+  --suite LIST      suites to run, comma-separated (default: all of them):
+                      gemm      the ladder: C = A*B at every rung
+                      stream    STREAM copy/scale/add/triad (f64, f32; cached and streaming stores)
+                      cache     read bandwidth against working-set size, one core and all cores
+                      roofline  FLOP/s against arithmetic intensity (scalar, avx2, avx512, boxed)
+                      overhead  fixed costs: a call, a parallel region, a bytecode, tiny GEMMs
+                      pcie      host-device copies, pinned and pageable (GPU builds, with a device)
+                      model     a dense-matching network (4D correlation + transformer) per backend
+                      model-sweep  that network at H = W = 16, 24, ... as far as memory (and,
+                                unless --no-cap, the profile's time budget a pass) allows
+                    With a GPU, stream, roofline and overhead also run their device kernels.
+  --rungs LIST      rungs (or kernels) to run, comma-separated (default: all available; see --list)
+  --sizes LIST      GEMM sizes n, comma-separated positive integers (replaces the profile's)
+  --model H,W,C,L,N the model suite at this configuration (L layers, N heads) instead of the
+                    profile's named ones (tiny, small, medium, large)
+  --profile NAME    quick: every rung at n=1024 and 2048, once (under a minute here);
+                    full (the default): n=64..4096, each case 3 times in random order across
+                    cases (medians in the table);
+                    smoke: every case at tiny sizes, for tests (its figures mean nothing)
+  --no-cap          also run slow rungs (python, boxed, naive, interchange) above their size cap
+  --list            list every rung with "available" or "unavailable: <reason>", then exit
+  --machine-id      print this machine's results folder name (results/<id>/), then exit
+  --help            this text
+
+Google Benchmark's flags pass through, among them:
+  --benchmark_filter=REGEX      run cases whose name matches, e.g. '^gemm/avx512/f32/n:1024$'
+                                (a leading '-' excludes matches)
+  --benchmark_out=FILE          write results there: each case as it finishes to a private
+                                FILE.<random>.partial, and at the end to FILE in one atomic
+                                step; an interrupted run leaves FILE.interrupted.json (valid
+                                JSON, the cases measured so far); a run that measures nothing,
+                                or whose write fails, leaves FILE as it was
+  --benchmark_out_format=json   json (default for --benchmark_out), csv or console
+  --benchmark_repetitions=N     repeat each case N times and report mean/median/stddev/cv
+                                (default: 3 in the full profile, 1 otherwise)
+  --benchmark_min_time=SECONDS  minimum time per case (default: 0.2 quick, 0.5 full)
+
+Cases are named suite/rung/dtype/size (Google Benchmark appends /real_time or /manual_time
+to the name in its output). Every case is verified before it is timed (GEMM against a double
+reference; the other kernels by a checksum with a closed form); a case that fails is reported
+as an error and gets no speed. Before the cases, the machine's ceilings are measured (peak
+FLOP/s per dtype, read bandwidth per memory level, fixed costs) and written to the context.
+Each output is verified again after timing (the output the timed calls left, and one more call on
+a poisoned output); a rate above 1.5x the machine's measured peak is an error. The context records
+whether the machine was quiet (noise_verdict, noise_reasons: CPU time other processes took, the
+load average, more threads than CPUs, ceilings that contradict themselves); the console says so.
+Exit status: 0 every case passed; 1 a case failed or the results could not be written; 2 bad input.
+Environment: OMP_NUM_THREADS sets the all-core rungs' threads; LADDER_MAX_ISA caps the
+hand-written ISA rungs and probes (scalar, avx2, avx512, avx512_bf16, amx).
+)";
+
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  for (;;) {
+    auto comma = text.find(',', start);
+    items.push_back(text.substr(start, comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return items;
+}
+
+std::int64_t parse_size(const std::string& text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoll(text) <= 0)
+    usage_error(fmt::format("size '{}' is not a positive integer (at most 9 digits)", text));
+  return std::stoll(text);
+}
+
+// Every rung or kernel name some suite knows, for checking --rungs.
+std::vector<std::string> known_rungs() {
+  std::vector<std::string> names;
+  for (const auto& g : registry().gemm) names.push_back(g.name);
+  // The GPU suites' rungs are known whether or not this build has CUDA.
+  for (auto list : {stream_rung_names(), std::vector<std::string>{"one-core", "all-cores"}, roofline_rung_names(),
+                    overhead_rung_names(), optional_rung_names(RungKind::gpu_suite), model::backend_names()})
+    for (auto& n : list)
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  return names;
+}
+
+}  // namespace
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::fprintf(stderr, "ladderbench: %s (see --help)\n", message.c_str());
+  std::exit(kUsageError);
+}
+
+std::string check_benchmark_flag(std::string_view name, std::string_view value, std::string_view version) {
+  const std::string v(value);
+  if (name == "--benchmark_repetitions") {
+    static const std::regex whole(R"([0-9]{1,6})");
+    if (!std::regex_match(v, whole) || std::stoi(v) < 1)
+      return fmt::format("--benchmark_repetitions '{}' is not a whole number from 1 to 999999", v);
+  } else if (name == "--benchmark_min_time") {
+    int major = 0, minor = 0;
+    std::sscanf(std::string(version).c_str(), "%d.%d", &major, &minor);
+    const bool takes_iterations = major > 1 || (major == 1 && minor >= 8);
+    static const std::regex seconds(R"(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?s?)"), iterations(R"([1-9][0-9]{0,9}x)");
+    if (takes_iterations && std::regex_match(v, iterations)) return {};
+    if (!std::regex_match(v, seconds) || !(std::strtod(v.c_str(), nullptr) > 0) || std::strtod(v.c_str(), nullptr) > 1e6)
+      return fmt::format("--benchmark_min_time '{}' is not a number of seconds above 0 (e.g. 0.5 or 0.5s{})", v,
+                         takes_iterations ? ", or iterations as 100x" : "");
+  } else if (name == "--benchmark_format") {
+    if (!parse_results_format(v)) return fmt::format("--benchmark_format '{}' is not json, csv or console", v);
+  } else if (name == "--benchmark_min_warmup_time") {
+    static const std::regex seconds(R"([0-9]+\.?[0-9]*|\.[0-9]+)");
+    if (!std::regex_match(v, seconds)) return fmt::format("--benchmark_min_warmup_time '{}' is not a number of seconds", v);
+  }
+  return {};
+}
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  o.benchmark_args.push_back(argv[0]);
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string name = arg, value;
+    bool has_value = false;
+    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      has_value = true;
+    }
+    auto take_value = [&]() -> std::string {
+      if (has_value) return value;
+      if (i + 1 >= argc) usage_error(name + " needs a value");
+      return argv[++i];
+    };
+    if (name == "--help" || name == "-h") {
+      std::fputs(kHelp, stdout);
+      std::exit(0);
+    } else if (name == "--list") {
+      o.list = true;
+    } else if (name == "--machine-id") {
+      o.print_machine_id = true;
+    } else if (name == "--no-cap") {
+      o.uncapped = true;
+    } else if (name == "--suite") {
+      for (auto& s : split_list(take_value())) {
+        if (std::find(kSuites.begin(), kSuites.end(), s) == kSuites.end())
+          usage_error(fmt::format("unknown suite '{}' (available: gemm, stream, cache, roofline, overhead, pcie, model, model-sweep)", s));
+        o.suites.insert(s);
+      }
+    } else if (name == "--rungs") {
+      const auto known = known_rungs();
+      for (auto& r : split_list(take_value())) {
+        if (std::find(known.begin(), known.end(), r) == known.end()) {
+          std::string list;
+          for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+          usage_error(fmt::format("unknown rung '{}' (known: {})", r, list));
+        }
+        o.rungs.push_back(r);
+      }
+    } else if (name == "--sizes") {
+      std::vector<std::int64_t> sizes;
+      for (auto& s : split_list(take_value())) sizes.push_back(parse_size(s));
+      o.sizes = sizes;
+    } else if (name == "--model") {
+      o.model_config = take_value();
+      std::string error;
+      if (!model::parse_config(*o.model_config, error)) usage_error(error);
+    } else if (name == "--profile") {
+      o.profile = take_value();
+      if (o.profile != "quick" && o.profile != "full" && o.profile != "smoke")
+        usage_error(fmt::format("unknown profile '{}' (quick, full or smoke)", o.profile));
+    } else if (name == "--benchmark_filter") {
+      o.filter = take_value();
+    } else if (name == "--benchmark_out") {
+      o.out_path = take_value();
+      if (o.out_path->empty()) usage_error("--benchmark_out needs a file name");
+    } else if (name == "--benchmark_out_format") {
+      const std::string format = take_value();
+      const auto parsed = parse_results_format(format);
+      if (!parsed) usage_error(fmt::format("--benchmark_out_format '{}' is not json, csv or console", format));
+      o.out_format = *parsed;
+    } else if (name.rfind("--benchmark_", 0) == 0 || name == "--v") {
+      if (has_value) {
+        if (auto error = check_benchmark_flag(name, value, LADDER_BENCHMARK_VERSION); !error.empty()) usage_error(error);
+      } else if (name == "--benchmark_min_time" || name == "--benchmark_repetitions" || name == "--benchmark_format") {
+        usage_error(name + " needs a value, as " + name + "=VALUE");
+      }
+      if (name == "--benchmark_min_time") o.user_min_time = true;
+      if (name == "--benchmark_repetitions") o.user_repetitions = true;
+      if (name == "--benchmark_list_tests") o.list_tests = !has_value || (value != "false" && value != "0");
+      o.benchmark_args.push_back(name == "--benchmark_min_time" && has_value ? min_time_flag(value, LADDER_BENCHMARK_VERSION) : arg);
+    } else {
+      usage_error(fmt::format("unknown option '{}'", arg));
+    }
+  }
+  return o;
+}
+
+
+}  // namespace ladder

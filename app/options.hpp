@@ -1,0 +1,45 @@
+// The command line: ladderbench's own options, and Google Benchmark's flags checked here before
+// anything is measured (a bad one costs one line and exit 2, not the ceilings' half minute).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "results_file.hpp"
+
+namespace ladder {
+
+constexpr int kUsageError = 2;
+constexpr int kRunError = 1;
+
+struct Options {
+  std::set<std::string> suites;
+  std::vector<std::string> rungs;
+  std::optional<std::vector<std::int64_t>> sizes;
+  std::string profile = "full";
+  bool uncapped = false;
+  bool list = false;
+  bool print_machine_id = false;
+  bool list_tests = false;  // --benchmark_list_tests: Google Benchmark lists the cases and runs none
+  std::optional<std::string> filter;
+  std::optional<std::string> model_config;
+  std::optional<std::string> out_path;
+  ResultsFormat out_format = ResultsFormat::json;
+  bool user_min_time = false;
+  bool user_repetitions = false;
+  std::vector<std::string> benchmark_args;  // passed on to Google Benchmark
+};
+
+[[noreturn]] void usage_error(const std::string& message);
+
+// Exits with the help text (0) or a usage error (2) where the command line asks for it.
+Options parse_options(int argc, char** argv);
+
+// Google Benchmark's flags whose values it would take and fail on later (or abort on): an error
+// message, or empty where the value is good. `version` as in min_time_flag.
+std::string check_benchmark_flag(std::string_view name, std::string_view value, std::string_view version);
+
+}  // namespace ladder

@@ -1,0 +1,246 @@
+#include "results_file.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <stdexcept>
+
+namespace ladder {
+namespace {
+
+constexpr std::string_view kJsonClosing = "\n  ]\n}\n";
+// Where Google Benchmark's JSON closes its context and opens the list of benchmarks.
+constexpr std::string_view kContextEnd = "\n  },\n  \"benchmarks\": [";
+
+bool write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t written = ::write(fd, data, size);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += written;
+    size -= static_cast<std::size_t>(written);
+  }
+  return true;
+}
+
+std::string without_json_suffix(const std::string& path) {
+  return path.size() > 5 && path.ends_with(".json") ? path.substr(0, path.size() - 5) : path;
+}
+
+// What the signal handler needs, prepared beforehand: it may only make async-signal-safe calls.
+struct InterruptState {
+  volatile sig_atomic_t fd = -1;
+  volatile sig_atomic_t has_context = 0;
+  bool json = false;
+  char partial[4096] = {};
+  char interrupted[4096] = {};
+  char message[8192] = {};
+  char nothing_message[512] = {};
+};
+InterruptState g_interrupt;
+
+void on_interrupt(int signal_number) {
+  const int fd = g_interrupt.fd;
+  if (fd >= 0) {
+    g_interrupt.fd = -1;
+    if (g_interrupt.has_context) {
+      if (g_interrupt.json) (void)!::write(fd, kJsonClosing.data(), kJsonClosing.size());
+      ::close(fd);
+      ::rename(g_interrupt.partial, g_interrupt.interrupted);
+      (void)!::write(STDERR_FILENO, g_interrupt.message, std::strlen(g_interrupt.message));
+    } else {
+      ::close(fd);
+      ::unlink(g_interrupt.partial);
+      (void)!::write(STDERR_FILENO, g_interrupt.nothing_message, std::strlen(g_interrupt.nothing_message));
+    }
+  }
+  ::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);
+}
+
+constexpr int kInterruptSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+sigset_t interrupt_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : kInterruptSignals) sigaddset(&set, s);
+  return set;
+}
+
+void copy_to(char* target, std::size_t capacity, const std::string& text) {
+  std::snprintf(target, capacity, "%s", text.c_str());
+}
+
+}  // namespace
+
+std::optional<ResultsFormat> parse_results_format(std::string_view name) {
+  if (name == "json") return ResultsFormat::json;
+  if (name == "csv") return ResultsFormat::csv;
+  if (name == "console") return ResultsFormat::console;
+  return std::nullopt;
+}
+
+std::string write_file_atomically(const std::string& path, const std::string& text) {
+  std::string pattern = path + ".XXXXXX.tmp";
+  const int fd = ::mkstemps(pattern.data(), 4);
+  if (fd < 0) return fmt::format("cannot create a file beside {}: {}", path, std::strerror(errno));
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);  // mkstemp's 0600 would hide results from other users
+  const bool written = write_all(fd, text.data(), text.size());
+  const int write_errno = errno;
+  const bool synced = written && ::fsync(fd) == 0;
+  const int sync_errno = errno;
+  const bool closed = ::close(fd) == 0;
+  const int close_errno = errno;
+  std::string error;
+  if (!written) error = fmt::format("writing {} failed: {}", pattern, std::strerror(write_errno));
+  else if (!synced) error = fmt::format("flushing {} to disk failed: {}", pattern, std::strerror(sync_errno));
+  else if (!closed) error = fmt::format("closing {} failed: {}", pattern, std::strerror(close_errno));
+  else if (::rename(pattern.c_str(), path.c_str()) != 0) error = fmt::format("renaming {} to {} failed: {}", pattern, path, std::strerror(errno));
+  if (!error.empty()) {
+    ::unlink(pattern.c_str());
+    return error;
+  }
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  if (const int dir = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY); dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+  return {};
+}
+
+std::optional<std::string> finish_results_json(const std::string& text,
+                                               const std::vector<std::pair<std::string, std::string>>& late_context) {
+  // Google Benchmark writes NaN and Infinity bare, as Python's json reads them; nlohmann does not.
+  static const std::regex bare_non_finite(R"(:\s*-?(NaN|Infinity)\b)");
+  const auto doc = nlohmann::json::parse(std::regex_replace(text, bare_non_finite, ": null"), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("context") || !doc.contains("benchmarks") ||
+      !doc["benchmarks"].is_array() || doc["benchmarks"].empty())
+    return std::nullopt;
+  const std::size_t at = text.find(kContextEnd);
+  if (at == std::string::npos) return std::nullopt;
+  std::string added;
+  for (const auto& [key, value] : late_context)
+    added += fmt::format(",\n    {}: {}", nlohmann::json(key).dump(), nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return text.substr(0, at) + added + text.substr(at);
+}
+
+ResultsFile::ResultsFile(std::string path, ResultsFormat format) : path_(std::move(path)), format_(format) {
+  std::string pattern = path_ + ".XXXXXX.partial";
+  partial_fd_ = ::mkstemps(pattern.data(), 8);
+  if (partial_fd_ < 0) throw std::runtime_error(fmt::format("cannot write results beside '{}': {}", path_, std::strerror(errno)));
+  partial_path_ = pattern;
+  switch (format_) {
+    case ResultsFormat::json: inner_ = std::make_unique<benchmark::JSONReporter>(); break;
+    case ResultsFormat::csv: inner_ = std::make_unique<benchmark::CSVReporter>(); break;
+    case ResultsFormat::console: inner_ = std::make_unique<benchmark::ConsoleReporter>(benchmark::ConsoleReporter::OO_None); break;
+  }
+  inner_->SetOutputStream(&buffer_);
+  inner_->SetErrorStream(&buffer_);
+
+  const std::string interrupted = without_json_suffix(path_) + ".interrupted" + (format_ == ResultsFormat::json ? ".json" : "");
+  g_interrupt.json = format_ == ResultsFormat::json;
+  copy_to(g_interrupt.partial, sizeof g_interrupt.partial, partial_path_);
+  copy_to(g_interrupt.interrupted, sizeof g_interrupt.interrupted, interrupted);
+  copy_to(g_interrupt.message, sizeof g_interrupt.message,
+          fmt::format("\nladderbench: interrupted; the cases measured so far are in {} ({} is unchanged)\n", interrupted, path_));
+  copy_to(g_interrupt.nothing_message, sizeof g_interrupt.nothing_message,
+          fmt::format("\nladderbench: interrupted before any case ran; {} is unchanged\n", path_));
+  g_interrupt.has_context = 0;
+  g_interrupt.fd = partial_fd_;
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  for (int s : kInterruptSignals) sigaction(s, &action, nullptr);
+}
+
+ResultsFile::~ResultsFile() {
+  if (partial_fd_ >= 0) {
+    g_interrupt.fd = -1;
+    ::close(partial_fd_);
+  }
+}
+
+bool ResultsFile::ReportContext(const Context& context) {
+  const bool ok = inner_->ReportContext(context);
+  append_new_output();
+  g_interrupt.has_context = 1;
+  return ok;
+}
+
+void ResultsFile::ReportRuns(const std::vector<Run>& runs) {
+  inner_->ReportRuns(runs);
+  runs_reported_ += static_cast<int>(runs.size());
+  append_new_output();
+}
+
+void ResultsFile::Finalize() { inner_->Finalize(); }
+
+// Each case's figures go to disk as soon as they exist; the interrupt signals wait while a piece
+// is written, so that the file is always whole pieces.
+void ResultsFile::append_new_output() {
+  const std::string text = buffer_.str();
+  if (partial_fd_ < 0 || partial_failed_ || text.size() <= flushed_) return;
+  const sigset_t set = interrupt_set();
+  sigset_t previous;
+  pthread_sigmask(SIG_BLOCK, &set, &previous);
+  if (write_all(partial_fd_, text.data() + flushed_, text.size() - flushed_)) {
+    flushed_ = text.size();
+  } else {
+    partial_failed_ = true;
+    std::fprintf(stderr, "ladderbench: warning: writing %s failed (%s); the figures are kept in memory until the end\n",
+                 partial_path_.c_str(), std::strerror(errno));
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+}
+
+void ResultsFile::discard() {
+  g_interrupt.fd = -1;
+  if (partial_fd_ >= 0) ::close(partial_fd_);
+  partial_fd_ = -1;
+  ::unlink(partial_path_.c_str());
+}
+
+std::string ResultsFile::commit(const std::vector<std::pair<std::string, std::string>>& late_context) {
+  std::string text = buffer_.str();
+  std::string error;
+  if (format_ == ResultsFormat::json) {
+    if (auto finished = finish_results_json(text, late_context)) text = std::move(*finished);
+    else error = "the results are not a complete Google Benchmark JSON document";
+  }
+  if (error.empty()) error = write_file_atomically(path_, text);
+  if (error.empty()) {
+    discard();
+    return {};
+  }
+  // The target keeps what it had; the figures must survive somewhere, named for what they are.
+  g_interrupt.fd = -1;
+  const std::string unsaved = without_json_suffix(path_) + ".unsaved" + (format_ == ResultsFormat::json ? ".json" : "");
+  if (write_file_atomically(unsaved, text).empty()) {
+    discard();
+    return fmt::format("{}; {} is unchanged; the figures are in {}", error, path_, unsaved);
+  }
+  const std::string fallback = fmt::format("{}/ladderbench-unsaved-{}.json",
+                                           std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp", ::getpid());
+  if (write_file_atomically(fallback, text).empty()) {
+    discard();
+    return fmt::format("{}; {} is unchanged; the figures are in {}", error, path_, fallback);
+  }
+  discard();
+  return fmt::format("{}; {} is unchanged; the figures could not be saved anywhere", error, path_);
+}
+
+}  // namespace ladder

@@ -1,0 +1,73 @@
+// Where a run's figures go (--benchmark_out): nothing measured is lost and nothing good is
+// overwritten by something worse.
+//  - While the run goes on, each case's figures are appended to a private file next to the
+//    target (`<out>.<random>.partial`, one per run); on SIGINT or SIGTERM it is closed as valid
+//    JSON and renamed `<out>.interrupted.json`, and the console says so.
+//  - At the end the whole is written to another private file, every write and the close checked,
+//    fsync'ed, parsed back, and only then renamed over the target. A run that measured nothing
+//    writes nothing. Where the final write fails (a full disk), the target keeps what it had and
+//    the figures stay in the partial file, named so, with one line saying where.
+#pragma once
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ladder {
+
+enum class ResultsFormat { json, csv, console };
+std::optional<ResultsFormat> parse_results_format(std::string_view name);
+
+class ResultsFile : public benchmark::BenchmarkReporter {
+ public:
+  // Creates the run's partial file beside `path`; throws std::runtime_error naming the path where
+  // that is not possible (a missing or read-only folder), before anything is measured.
+  ResultsFile(std::string path, ResultsFormat format);
+  ~ResultsFile() override;
+
+  bool ReportContext(const Context& context) override;
+  void ReportRuns(const std::vector<Run>& runs) override;
+  void Finalize() override;
+
+  // Runs that reached the file (repetitions and aggregates included).
+  int runs_reported() const { return runs_reported_; }
+
+  // Writes the finished file, with `late_context` (what is known only at the end of the run)
+  // added to the JSON's context. Returns an empty string, or one line saying what went wrong and
+  // where the figures are.
+  std::string commit(const std::vector<std::pair<std::string, std::string>>& late_context);
+  // A run that measured nothing: the partial file goes, the target is left as it was.
+  void discard();
+
+  const std::string& path() const { return path_; }
+  const std::string& partial_path() const { return partial_path_; }
+
+ private:
+  void append_new_output();
+
+  std::string path_, partial_path_;
+  ResultsFormat format_;
+  std::unique_ptr<benchmark::BenchmarkReporter> inner_;
+  std::ostringstream buffer_;
+  std::size_t flushed_ = 0;
+  int partial_fd_ = -1;
+  bool partial_failed_ = false;
+  int runs_reported_ = 0;
+};
+
+// Adds keys to a Google Benchmark JSON document's context; returns the document, or nothing
+// where `text` is not such a document with at least one benchmark.
+std::optional<std::string> finish_results_json(const std::string& text,
+                                               const std::vector<std::pair<std::string, std::string>>& late_context);
+
+// Writes `text` to `path` atomically: a private temporary file beside it, every write and the
+// close checked, fsync, rename, fsync of the folder. Returns an empty string, or why it failed
+// (the target untouched).
+std::string write_file_atomically(const std::string& path, const std::string& text);
+
+}  // namespace ladder

@@ -1,0 +1,92 @@
+#include "load.hpp"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+namespace ladder {
+
+CpuSample sample_cpu() {
+  CpuSample s;
+  s.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  std::ifstream stat("/proc/stat");
+  std::string line;
+  if (std::getline(stat, line) && line.rfind("cpu ", 0) == 0) {
+    std::istringstream fields(line.substr(4));
+    double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    fields >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+    s.busy_seconds = (user + nice + system + irq + softirq) / tick;
+    s.steal_seconds = steal / tick;
+  }
+  // Ours: this process's threads and the children it waited for (the python rung's interpreter).
+  for (int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+    rusage usage{};
+    if (getrusage(who, &usage) == 0)
+      s.self_seconds += static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                        static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  }
+  std::ifstream load("/proc/loadavg");
+  if (!(load >> s.load_average)) s.load_average = -1;
+  return s;
+}
+
+double others_share(const CpuSample& before, const CpuSample& after, int logical_cpus) {
+  const double wall = after.wall_seconds - before.wall_seconds;
+  if (wall <= 0 || logical_cpus <= 0) return 0;
+  const double others = std::max(0.0, (after.busy_seconds - before.busy_seconds) - (after.self_seconds - before.self_seconds));
+  return (others + std::max(0.0, after.steal_seconds - before.steal_seconds)) / (wall * logical_cpus);
+}
+
+std::vector<std::string> startup_noise_warnings(const CpuSample& before, const CpuSample& after, int logical_cpus, int threads) {
+  std::vector<std::string> warnings;
+  if (threads > logical_cpus)
+    warnings.push_back(fmt::format("{} threads on {} logical CPUs (OMP_NUM_THREADS?): the all-core rungs oversubscribe the cores",
+                                   threads, logical_cpus));
+  if (const double share = others_share(before, after, logical_cpus); share > kNoisyOtherShare)
+    warnings.push_back(fmt::format("other processes are using {:.0f}% of the CPUs' time now: the figures will read low and vary",
+                                   100 * share));
+  return warnings;
+}
+
+NoiseReport assess_noise(const CpuSample& before, const CpuSample& after, int logical_cpus, int threads,
+                         const std::vector<PeakPair>& peaks) {
+  NoiseReport r;
+  const double wall = after.wall_seconds - before.wall_seconds;
+  r.other_cpu_seconds = std::max(0.0, (after.busy_seconds - before.busy_seconds) - (after.self_seconds - before.self_seconds));
+  r.steal_seconds = std::max(0.0, after.steal_seconds - before.steal_seconds);
+  r.load_before = before.load_average;
+  r.load_after = after.load_average;
+  if (wall > 0 && logical_cpus > 0) r.other_share = (r.other_cpu_seconds + r.steal_seconds) / (wall * logical_cpus);
+  if (r.other_share > kNoisyOtherShare)
+    r.reasons.push_back(fmt::format("other processes (or the hypervisor) took {:.0f}% of the CPUs' time during the run "
+                                    "({:.1f} s busy, {:.1f} s stolen, over {:.0f} s on {} CPUs)",
+                                    100 * r.other_share, r.other_cpu_seconds, r.steal_seconds, wall, logical_cpus));
+  if (threads > logical_cpus)
+    r.reasons.push_back(fmt::format("{} threads on {} logical CPUs: the all-core rungs oversubscribed the cores", threads, logical_cpus));
+  if (threads >= 2)
+    for (const auto& p : peaks)
+      if (p.one_core > 0 && p.all_cores > 0 && p.all_cores < kMinAllCoreSpeedup * p.one_core)
+        r.reasons.push_back(fmt::format("the {} all-core peak ({:.1f} GFLOP/s) is below {}x one core's ({:.1f}) on {} threads: "
+                                        "the ceilings contradict themselves, so the cores were shared",
+                                        p.dtype, p.all_cores / 1e9, kMinAllCoreSpeedup, p.one_core / 1e9, threads));
+  return r;
+}
+
+std::vector<std::pair<std::string, std::string>> NoiseReport::context() const {
+  std::string joined;
+  for (const auto& reason : reasons) joined += (joined.empty() ? "" : "; ") + reason;
+  return {{"noise_verdict", noisy() ? "noisy" : "quiet"},
+          {"noise_reasons", joined},
+          {"noise_other_cpu_seconds", fmt::format("{:.2f}", other_cpu_seconds)},
+          {"noise_steal_seconds", fmt::format("{:.2f}", steal_seconds)},
+          {"noise_other_share", fmt::format("{:.4f}", other_share)},
+          {"noise_load_average_before", fmt::format("{:.2f}", load_before)},
+          {"noise_load_average_after", fmt::format("{:.2f}", load_after)}};
+}
+
+}  // namespace ladder

@@ -1,0 +1,52 @@
+// Whether the machine was quiet while a run measured it: what other processes (and, in a VM, the
+// hypervisor) took of the CPUs, from /proc/stat against this process's own usage.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ladder {
+
+struct CpuSample {
+  double wall_seconds = 0;    // steady clock
+  double busy_seconds = 0;    // all CPUs: user + nice + system + irq + softirq (from /proc/stat)
+  double steal_seconds = 0;   // all CPUs: time the hypervisor gave to other guests
+  double self_seconds = 0;    // this process: user + system (getrusage)
+  double load_average = -1;   // /proc/loadavg's one-minute figure
+};
+CpuSample sample_cpu();
+
+// Above this share of all CPUs' time taken by others (or stolen), a run is marked noisy.
+inline constexpr double kNoisyOtherShare = 0.05;
+// On two or more cores, an all-core peak below this multiple of one core's contradicts itself.
+inline constexpr double kMinAllCoreSpeedup = 1.3;
+
+struct NoiseReport {
+  double other_cpu_seconds = 0;  // busy time not ours
+  double steal_seconds = 0;
+  double other_share = 0;        // (other + steal) / (wall × logical CPUs)
+  double load_before = -1, load_after = -1;
+  std::vector<std::string> reasons;  // empty: quiet
+  bool noisy() const { return !reasons.empty(); }
+  // Keys for the JSON context: noise_*.
+  std::vector<std::pair<std::string, std::string>> context() const;
+};
+
+// `threads` against `logical_cpus` (oversubscription) and the two samples; `peak_pairs` are
+// (name, one-core peak, all-core peak) per dtype measured, checked for contradiction.
+struct PeakPair {
+  std::string dtype;
+  double one_core = 0, all_cores = 0;
+};
+NoiseReport assess_noise(const CpuSample& before, const CpuSample& after, int logical_cpus, int threads,
+                         const std::vector<PeakPair>& peaks);
+
+// The share of all CPUs' time that others took (or the hypervisor stole) between two samples.
+double others_share(const CpuSample& before, const CpuSample& after, int logical_cpus);
+
+// The warnings known before anything is measured, from two samples a moment apart while this
+// process is idle: more threads than CPUs, others busy now. (The load average is recorded but not
+// judged: it still carries the minute before the run, the build that preceded it included.)
+std::vector<std::string> startup_noise_warnings(const CpuSample& before, const CpuSample& after, int logical_cpus, int threads);
+
+}  // namespace ladder

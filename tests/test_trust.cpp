@@ -1,0 +1,275 @@
+// Nothing wrong is timed: faults injected into kernels through test-only rungs, run through the
+// same case body the program times; the verification bounds at the profiles' sizes; the memory,
+// array-size and noise bookkeeping.
+#include <benchmark/benchmark.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <random>
+
+#include "ceilings.hpp"
+#include "core/load.hpp"
+#include "core/machine.hpp"
+#include "gemm/gemm_suite.hpp"
+#include "ladder_table.hpp"
+#include "suite.hpp"
+
+namespace ladder {
+namespace {
+
+struct Outcome {
+  bool failed = false;
+  std::string message;
+};
+
+class Collector : public benchmark::ConsoleReporter {
+ public:
+  Collector() : ConsoleReporter(OO_None) {
+    SetOutputStream(&sink_);
+    SetErrorStream(&sink_);
+  }
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& runs) override { runs_.insert(runs_.end(), runs.begin(), runs.end()); }
+  std::vector<Run> runs_;
+  std::ostringstream sink_;
+};
+
+// The case as the program times it: Google Benchmark sizes the iterations, verifies, times.
+Outcome time_case(const GemmRung& rung, std::int64_t n, const Ceilings* ceilings = nullptr) {
+  static const bool initialised = [] {
+    std::string min_time = min_time_flag("0.02", LADDER_BENCHMARK_VERSION);
+    std::vector<char*> argv = {const_cast<char*>("test"), min_time.data()};
+    int argc = 2;
+    benchmark::Initialize(&argc, argv.data());
+    return true;
+  }();
+  (void)initialised;
+  benchmark::ClearRegisteredBenchmarks();
+  register_cases({gemm_case({gemm_case_name(rung, n), &rung, n}, ceilings)}, nullptr);
+  Collector collector;
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  Outcome o;
+  for (const auto& run : collector.runs_)
+    if (run_failed(run)) {
+      o.failed = true;
+      o.message = run_error(run);
+    }
+  return o;
+}
+
+// C = A·B, right, in the rung's own format (f32, or the bf16 operands as floats).
+void correct_product(const GemmOperands& op, DType dtype) {
+  const std::int64_t n = op.n;
+  std::fill(op.c, op.c + n * n, 0.0f);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t k = 0; k < n; ++k) {
+      const float a = dtype == DType::bf16 ? to_float(op.a_bf16[i * n + k]) : op.a[i * n + k];
+      for (std::int64_t j = 0; j < n; ++j)
+        op.c[i * n + j] += a * (dtype == DType::bf16 ? to_float(op.b_bf16[k * n + j]) : op.b[k * n + j]);
+    }
+}
+
+GemmRung fault_rung(std::string name, DType dtype, std::function<std::unique_ptr<GemmKernel>(const GemmOperands&)> prepare) {
+  GemmRung rung;
+  rung.name = std::move(name);
+  rung.dtype = dtype;
+  rung.summary = "test-only: an injected fault";
+  rung.mechanism = "hand-written kernel";
+  rung.prepare = std::move(prepare);
+  return rung;
+}
+
+TEST(FaultInjection, ACorrectKernelPassesBeforeAndAfterTiming) {
+  const GemmRung rung = fault_rung("test-correct", DType::f32, [](const GemmOperands& op) {
+    return make_kernel([op] { correct_product(op, DType::f32); });
+  });
+  const Outcome o = time_case(rung, 48);
+  EXPECT_FALSE(o.failed) << o.message;
+}
+
+// Item 1: right on its first call, then idle. Its first call is the verification's when the
+// fault counts calls across kernels, and the timed kernel's own first call when it counts its own.
+TEST(FaultInjection, AKernelRightOnceThenIdleIsCaughtAfterTiming) {
+  static std::atomic<int> calls{0};
+  calls = 0;
+  const GemmRung global = fault_rung("test-right-once", DType::f32, [](const GemmOperands& op) {
+    return make_kernel([op] {
+      if (calls++ == 0) correct_product(op, DType::f32);
+    });
+  });
+  Outcome o = time_case(global, 48);
+  EXPECT_TRUE(o.failed);
+  EXPECT_NE(o.message.find("the output after timing is wrong"), std::string::npos) << o.message;
+
+  const GemmRung per_kernel = fault_rung("test-right-once-each", DType::f32, [](const GemmOperands& op) {
+    auto own_calls = std::make_shared<int>(0);
+    return make_kernel([op, own_calls] {
+      if ((*own_calls)++ == 0) correct_product(op, DType::f32);
+    });
+  });
+  o = time_case(per_kernel, 48);
+  EXPECT_TRUE(o.failed);
+  EXPECT_NE(o.message.find("a call after timing left a wrong output"), std::string::npos) << o.message;
+}
+
+// A kernel that writes a stored answer instead of computing it: verified right every time, but its
+// rate is impossible against the machine's peak.
+TEST(FaultInjection, ARateAboveThePeakIsAnError) {
+  const GemmRung rung = fault_rung("test-memo", DType::f32, [](const GemmOperands& op) {
+    auto answer = std::make_shared<std::vector<float>>(static_cast<std::size_t>(op.n * op.n));
+    GemmOperands scratch = op;
+    scratch.c = answer->data();
+    correct_product(scratch, DType::f32);
+    return make_kernel([op, answer] { std::copy(answer->begin(), answer->end(), op.c); });
+  });
+  Ceilings ceilings;
+  ceilings.threads = 1;
+  ceilings.peaks.measurements.push_back({"test-fma", DType::f32, 1, 1e9});  // 1 GFLOP/s
+  const Outcome o = time_case(rung, 256, &ceilings);
+  EXPECT_TRUE(o.failed);
+  EXPECT_NE(o.message.find("it cannot have done the work"), std::string::npos) << o.message;
+}
+
+// Item 2: a zeroed 16x16 tile of a bf16 product, end to end through the timed case.
+TEST(FaultInjection, AZeroedTileOfABf16ProductIsCaught) {
+  const auto zero_tile = [](const GemmOperands& op) {
+    for (std::int64_t i = 32; i < 48; ++i) std::fill(op.c + i * op.n + 64, op.c + i * op.n + 80, 0.0f);
+  };
+  const GemmRung right = fault_rung("test-bf16", DType::bf16, [](const GemmOperands& op) {
+    return make_kernel([op] { correct_product(op, DType::bf16); });
+  });
+  Outcome o = time_case(right, 257);
+  EXPECT_FALSE(o.failed) << o.message;
+  const GemmRung faulty = fault_rung("test-bf16-tile", DType::bf16, [zero_tile](const GemmOperands& op) {
+    return make_kernel([op, zero_tile] {
+      correct_product(op, DType::bf16);
+      zero_tile(op);
+    });
+  });
+  o = time_case(faulty, 257);
+  EXPECT_TRUE(o.failed);
+  EXPECT_NE(o.message.find("verification failed"), std::string::npos) << o.message;
+}
+
+// Item 2 at every size a profile runs (and 8192, where GPU rungs may go): a correct kernel's error
+// passes, the same output with one zeroed 16x16 tile fails, for each dtype's bound. The correct
+// error is modelled per element: f32 accumulation (1e-6) for f32, and for bf16 and f16, whose
+// reference is the product of their rounded operands; the format's own rounding (5e-4) for tf32.
+TEST(VerificationBounds, AZeroedTileCannotHideAtAnyProfileSize) {
+  for (std::int64_t n : {1024, 2048, 4096, 8192}) {
+    const std::size_t count = static_cast<std::size_t>(n * n);
+    std::vector<double> reference(count);
+    std::mt19937_64 random(static_cast<std::uint64_t>(n));
+    std::normal_distribution<double> value(0.0, std::sqrt(static_cast<double>(n) / 9.0)), noise(0.0, 1.0);
+    for (auto& r : reference) r = value(random);
+    for (DType dtype : {DType::f32, DType::bf16, DType::f16, DType::tf32}) {
+      const double relative = dtype == DType::tf32 ? 5e-4 : 1e-6;
+      std::vector<float> got(count);
+      for (std::size_t i = 0; i < count; ++i) got[i] = static_cast<float>(reference[i] * (1 + relative * noise(random)));
+      const Verdict good = compare_to_reference(got, reference, verification_tolerance(dtype), n);
+      EXPECT_TRUE(good.ok) << dtype_name(dtype) << " n=" << n << ": " << good.message;
+      for (std::int64_t i = n / 3; i < n / 3 + 16; ++i)
+        std::fill(got.begin() + i * n + n / 2, got.begin() + i * n + n / 2 + 16, 0.0f);
+      const Verdict bad = compare_to_reference(got, reference, verification_tolerance(dtype), n);
+      EXPECT_FALSE(bad.ok) << dtype_name(dtype) << " n=" << n << ": a zeroed tile passed with error "
+                           << bad.relative_error << ", worst row " << bad.worst_row_error;
+    }
+  }
+}
+
+// Item 12: a size whose double reference would take longer than a profile's budget is verified
+// on a sample of rows; below that, on all of them.
+TEST(VerificationBounds, AHugeSizeIsVerifiedOnASampleOfRows) {
+  EXPECT_EQ(verified_rows(4096).size(), 4096u);
+  const auto rows = verified_rows(23000);
+  ASSERT_GE(rows.size(), 64u);
+  EXPECT_LT(rows.size(), 23000u);
+  EXPECT_LE(2.0 * 23000.0 * 23000.0 * static_cast<double>(rows.size()), kReferenceFlopBudget * 1.01);
+  EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end()));
+  EXPECT_EQ(std::adjacent_find(rows.begin(), rows.end()), rows.end());
+  EXPECT_GE(rows.front(), 0);
+  EXPECT_LT(rows.back(), 23000);
+}
+
+TEST(VerificationBounds, SampledRowsAreCheckedAgainstTheirOwnReference) {
+  // n = 64 verified on all rows; the same check on a gathered subset must agree with the whole.
+  const GemmInputs& in = cached_gemm_inputs(64);
+  std::vector<float> c(64 * 64);
+  GemmOperands op = operands(in, c.data());
+  correct_product(op, DType::f32);
+  EXPECT_TRUE(check_gemm_output(DType::f32, in, c.data()).ok);
+  c[5 * 64 + 7] += 1.0f;
+  EXPECT_FALSE(check_gemm_output(DType::f32, in, c.data()).ok);
+}
+
+// Item 12: what the whole run holds, each size's inputs once, and the process's own limits.
+TEST(MemoryBudget, SharedInputsCountOncePerKeyAndTheLargestCaseOnTop) {
+  std::vector<BenchmarkCase> cases(4);
+  cases[0].shared_memory_key = cases[1].shared_memory_key = "gemm inputs n=1";
+  cases[0].shared_memory_bytes = cases[1].shared_memory_bytes = 100;
+  cases[2].shared_memory_key = "gemm inputs n=2";
+  cases[2].shared_memory_bytes = 200;
+  cases[0].memory_bytes = 5;
+  cases[3].memory_bytes = 40;
+  EXPECT_DOUBLE_EQ(run_memory_bytes(cases), 100 + 200 + 40);
+}
+
+TEST(MemoryBudget, TheTightestLimitNamesItself) {
+  EXPECT_EQ(tightest_memory_limit(8e9, -1, -1).source, "MemAvailable");
+  const MemoryLimit ulimit = tightest_memory_limit(8e9, 6e8, -1);
+  EXPECT_DOUBLE_EQ(ulimit.bytes, 6e8);
+  EXPECT_NE(ulimit.source.find("ulimit -v"), std::string::npos);
+  const MemoryLimit cgroup = tightest_memory_limit(8e9, 6e9, 2e9);
+  EXPECT_NE(cgroup.source.find("memory.max"), std::string::npos);
+  EXPECT_GT(memory_limit().bytes, 0);
+}
+
+// Item 13: a VM that reports its host's 480 MiB L3 keeps the profiles' promise of time and memory.
+TEST(ArraySizes, AreCappedByTheProfileAndByMemoryAndSaySo) {
+  const std::int64_t huge_l3 = std::int64_t{480} << 20, small_l3 = std::int64_t{32} << 20;
+  ArraySize quick = large_array_size("quick", huge_l3, 3, 24e9);
+  EXPECT_EQ(quick.bytes, kLargeArrayQuickCap);
+  EXPECT_NE(quick.capped_by.find("quick profile"), std::string::npos);
+  ArraySize full = large_array_size("full", huge_l3, 3, 24e9);
+  EXPECT_EQ(full.bytes, kLargeArrayFullCap);
+  ArraySize tight = large_array_size("full", huge_l3, 3, 2e9);  // 25% of 2 GB over 3 arrays
+  EXPECT_LE(static_cast<double>(tight.bytes), 0.25 * 2e9 / 3);
+  EXPECT_NE(tight.capped_by.find("memory"), std::string::npos);
+  ArraySize usual = large_array_size("quick", small_l3, 3, 24e9);
+  EXPECT_EQ(usual.bytes, 4 * small_l3);
+  EXPECT_TRUE(usual.capped_by.empty());
+  EXPECT_EQ(large_array_size("smoke", huge_l3, 3, 24e9).bytes, std::int64_t{512} << 10);
+}
+
+// Item 14: a busy machine is named.
+TEST(Noise, OthersTimeOversubscriptionAndContradictoryCeilingsAreNamed) {
+  CpuSample before, after;
+  before.wall_seconds = 0;
+  after.wall_seconds = 100;
+  after.busy_seconds = 180;  // two CPUs, 100 s: 200 s in all
+  after.self_seconds = 100;  // ours: one CPU's worth
+  NoiseReport busy = assess_noise(before, after, 2, 2, {});
+  EXPECT_NEAR(busy.other_share, 0.4, 1e-9);
+  ASSERT_TRUE(busy.noisy());
+  EXPECT_NE(busy.reasons[0].find("40%"), std::string::npos) << busy.reasons[0];
+
+  after.busy_seconds = 101;
+  EXPECT_FALSE(assess_noise(before, after, 2, 2, {}).noisy());
+  EXPECT_TRUE(assess_noise(before, after, 2, 64, {}).noisy());  // OMP_NUM_THREADS=64 on 2 cores
+  const NoiseReport contradiction = assess_noise(before, after, 2, 2, {{"f32", 214.6e9, 214e9}});
+  ASSERT_TRUE(contradiction.noisy());
+  EXPECT_NE(contradiction.reasons[0].find("contradict"), std::string::npos);
+  EXPECT_FALSE(assess_noise(before, after, 2, 2, {{"f32", 214.6e9, 422e9}}).noisy());
+  EXPECT_EQ(contradiction.context()[0].second, "noisy");
+}
+
+TEST(Noise, TheMachineCanBeSampled) {
+  const CpuSample s = sample_cpu();
+  EXPECT_GT(s.wall_seconds, 0);
+  EXPECT_GT(s.busy_seconds, 0);
+}
+
+}  // namespace
+}  // namespace ladder

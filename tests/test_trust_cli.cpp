@@ -1,0 +1,211 @@
+// Nothing measured is lost, nothing good is overwritten, every error is one line: ladderbench run
+// as a careless or hostile user would (a full disk, two runs at once, an interrupt, bad flags,
+// tight limits, a busy machine).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string output;
+};
+
+Result shell(const std::string& command) {
+  Result r;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buffer;
+  while (std::fgets(buffer.data(), buffer.size(), pipe)) r.output += buffer.data();
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string exe() { return fmt::format("'{}'", LADDERBENCH_EXE); }
+
+// A folder of the test's own, empty, removed at the end.
+class TrustCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(LADDER_TEST_TMP) / fmt::format("trust-{}-{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), getpid());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    out_ = dir_ / "results.json";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  // A results file that must survive: what a good earlier run left.
+  void write_good_file() {
+    std::ofstream(out_) << kGood;
+  }
+  std::string content() const {
+    std::ifstream in(out_);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  std::vector<std::string> leftovers() const {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir_))
+      if (entry.path() != out_) names.push_back(entry.path().filename().string());
+    return names;
+  }
+  static constexpr const char* kGood = "{\"context\": {\"machine_id\": \"earlier\"}, \"benchmarks\": [{\"name\": \"kept\"}]}\n";
+  static constexpr const char* kSmoke = "--profile smoke --suite gemm --rungs naive,autovec --benchmark_min_time=0.001";
+  fs::path dir_, out_;
+};
+
+void expect_one_line_usage_error(const Result& r, const std::string& message) {
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  EXPECT_EQ(r.output.rfind("ladderbench: ", 0), 0u) << r.output;
+  // Refused before the ceilings' half minute.
+  EXPECT_EQ(r.output.find("measuring the machine's ceilings"), std::string::npos) << r.output;
+}
+
+// Items 8 and 9: Google Benchmark's flags are checked before anything is measured.
+TEST_F(TrustCli, BadBenchmarkFlagsAreOneLineAndExitTwoBeforeMeasuring) {
+  const std::string base = exe() + " --sizes 8 --rungs naive ";
+  expect_one_line_usage_error(shell(base + "--benchmark_repetitions=-3"), "--benchmark_repetitions '-3'");
+  expect_one_line_usage_error(shell(base + "--benchmark_repetitions=0"), "--benchmark_repetitions '0'");
+  expect_one_line_usage_error(shell(base + "--benchmark_repetitions=abc"), "--benchmark_repetitions 'abc'");
+  expect_one_line_usage_error(shell(base + "--benchmark_min_time=abc"), "--benchmark_min_time 'abc'");
+  expect_one_line_usage_error(shell(base + "--benchmark_min_time=-1"), "--benchmark_min_time '-1'");
+  expect_one_line_usage_error(shell(base + "--benchmark_out_format=xml --benchmark_out=" + out_.string()), "'xml' is not json, csv or console");
+  expect_one_line_usage_error(shell(base + "--benchmark_format=xml"), "'xml' is not json, csv or console");
+  expect_one_line_usage_error(shell(base + "--benchmark_bogus=1"), "unknown Google Benchmark flag '--benchmark_bogus=1'");
+  EXPECT_TRUE(leftovers().empty());
+}
+
+// Item 8: a process limit below what the run needs is named, not met with std::bad_alloc.
+TEST_F(TrustCli, AnAddressSpaceLimitIsHonouredAndNamed) {
+  // 2 GB: the CUDA libraries alone map about a gigabyte before main() runs.
+  const Result r = shell("ulimit -v 2000000; exec " + exe() + " --suite gemm --rungs autovec --sizes 8000");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("ulimit -v"), std::string::npos) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+}
+
+// Item 12: three sizes that fit one at a time but not together are refused before any allocation.
+TEST_F(TrustCli, TheMemoryCheckSumsWhatTheRunHoldsAtOnce) {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  double kib = 0, available = 0;
+  while (meminfo >> key >> kib) {
+    if (key == "MemAvailable:") available = kib * 1024;
+    meminfo.ignore(64, '\n');
+  }
+  ASSERT_GT(available, 0);
+  // One size: its inputs (16 B an element, references sampled) and one case (16 B) = 32 n^2,
+  // half of what is available; three sizes together: 3 x 16 + 16 = 64 n^2, all of it.
+  const auto n = static_cast<std::int64_t>(std::sqrt(0.5 * available / 32));
+  const Result one = shell(exe() + fmt::format(" --suite gemm --rungs autovec --sizes {} --benchmark_list_tests=true", n));
+  EXPECT_EQ(one.exit_code, 0) << one.output;
+  const Result three = shell(exe() + fmt::format(" --suite gemm --rungs autovec --sizes {},{},{}", n, n + 8, n + 16));
+  EXPECT_EQ(three.exit_code, 2) << three.output;
+  EXPECT_NE(three.output.find("the run would hold about"), std::string::npos) << three.output;
+}
+
+// Item 4: a full disk (here a file-size limit) never replaces a good file with a truncated one.
+TEST_F(TrustCli, AFailedWriteKeepsTheGoodFileAndSaysSo) {
+  write_good_file();
+  const Result r = shell(fmt::format("ulimit -f 8; exec {} {} --benchmark_out='{}'", exe(), kSmoke, out_.string()));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("the results were not written"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("results written to"), std::string::npos) << r.output;
+  EXPECT_EQ(content(), kGood);
+  for (const auto& name : leftovers()) EXPECT_EQ(name.find(".tmp"), std::string::npos) << name;
+}
+
+// Item 5: a run that measures nothing writes nothing.
+TEST_F(TrustCli, ARunThatMeasuresNothingLeavesTheFileAlone) {
+  write_good_file();
+  const Result list = shell(fmt::format("{} {} --benchmark_list_tests=true --benchmark_out='{}'", exe(), kSmoke, out_.string()));
+  EXPECT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_NE(list.output.find("gemm/naive/f32/n:8"), std::string::npos) << list.output;
+  const Result none = shell(fmt::format("{} {} --benchmark_repetitions=0 --benchmark_out='{}'", exe(), kSmoke, out_.string()));
+  EXPECT_EQ(none.exit_code, 2) << none.output;
+  EXPECT_EQ(content(), kGood);
+  EXPECT_TRUE(leftovers().empty());
+}
+
+// Item 6: two runs writing the same file at once each use a private partial file; the file ends
+// as one complete run.
+TEST_F(TrustCli, TwoRunsIntoOneFileDoNotCorruptEachOther) {
+  const std::string run = fmt::format("{} {} --benchmark_out='{}' > /dev/null 2>&1", exe(), kSmoke, out_.string());
+  const Result both = shell(fmt::format("({0}) & ({0}); first=$?; wait $!; second=$?; exit $((first + second))", run));
+  EXPECT_EQ(both.exit_code, 0) << both.output;
+  const auto doc = nlohmann::json::parse(content(), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << content().substr(0, 400);
+  EXPECT_EQ(doc["benchmarks"].size(), 4u);  // naive and autovec at n = 8 and 33
+  EXPECT_TRUE(leftovers().empty());
+}
+
+// Item 7: an interrupted run keeps what it measured, as valid JSON named for what it is.
+TEST_F(TrustCli, AnInterruptedRunKeepsWhatItMeasured) {
+  write_good_file();
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    dup2(pipe_fds[1], STDERR_FILENO);
+    close(pipe_fds[0]);
+    const std::string out_flag = "--benchmark_out=" + out_.string();
+    execl(LADDERBENCH_EXE, LADDERBENCH_EXE, "--profile", "smoke", "--suite", "gemm", "--rungs", "naive,autovec,tiled,parallel",
+          "--benchmark_min_time=0.2", out_flag.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  // Interrupt once the third case has started: two are measured and in the partial file.
+  std::string seen;
+  std::array<char, 4096> buffer;
+  for (ssize_t got; seen.find("[3/") == std::string::npos && (got = read(pipe_fds[0], buffer.data(), buffer.size())) > 0;)
+    seen.append(buffer.data(), static_cast<std::size_t>(got));
+  kill(child, SIGINT);
+  for (ssize_t got; (got = read(pipe_fds[0], buffer.data(), buffer.size())) > 0;) seen.append(buffer.data(), static_cast<std::size_t>(got));
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << seen;
+  const fs::path interrupted = dir_ / "results.interrupted.json";
+  EXPECT_NE(seen.find("interrupted; the cases measured so far are in " + interrupted.string()), std::string::npos) << seen;
+  std::ifstream in(interrupted);
+  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  EXPECT_GE(doc["benchmarks"].size(), 2u);
+  EXPECT_EQ(content(), kGood);
+  for (const auto& name : leftovers()) EXPECT_EQ(name, "results.interrupted.json");
+}
+
+// Item 14: more threads than cores is named on the console and in the JSON.
+TEST_F(TrustCli, OversubscribedThreadsAreNamed) {
+  const unsigned cores = std::thread::hardware_concurrency();
+  const Result r = shell(fmt::format("OMP_NUM_THREADS={} {} --profile smoke --suite gemm --rungs naive "
+                                     "--benchmark_min_time=0.001 --benchmark_out='{}'",
+                                     cores * 4, exe(), out_.string()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(fmt::format("{} threads on {} logical CPUs", cores * 4, cores)), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("This machine was not quiet during the run"), std::string::npos) << r.output;
+  const auto doc = nlohmann::json::parse(content(), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  EXPECT_EQ(doc["context"]["noise_verdict"], "noisy");
+  EXPECT_NE(doc["context"]["noise_reasons"].get<std::string>().find("oversubscribed"), std::string::npos);
+}
+
+}  // namespace
