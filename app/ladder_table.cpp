@@ -240,7 +240,7 @@ std::string format_model_ops(const std::vector<benchmark::BenchmarkReporter::Run
   for (const auto& [key, run] : representative_runs(runs)) {
     auto name = parse_case_name(key);
     if (!name || name->suite != "model" || run_failed(*run)) continue;
-    out += fmt::format("  {} ({}), {:.3g} ms per pass\n", key, run->report_label.substr(0, run->report_label.find("; regimes")),
+    out += fmt::format("  {} ({}), {:.3g} ms per pass\n", key, run->report_label.substr(0, std::min(run->report_label.find("; verified"), run->report_label.find("; regimes"))),
                        run->GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run->time_unit) * 1e3);
     out += fmt::format("    {:<14} {:>10} {:>7} {:>10} {:>10} {:>9}  {}\n", "operation", "ms", "share", "GFLOP/s", "GB/s",
                        "% of roof", "bound by");

@@ -14,6 +14,8 @@
 #include "core/machine.hpp"
 #include "gemm/gemm_suite.hpp"
 #include "ladder_table.hpp"
+#include "model/model.hpp"
+#include "model/model_suite.hpp"
 #include "suite.hpp"
 
 namespace ladder {
@@ -269,6 +271,58 @@ TEST(Noise, TheMachineCanBeSampled) {
   const CpuSample s = sample_cpu();
   EXPECT_GT(s.wall_seconds, 0);
   EXPECT_GT(s.busy_seconds, 0);
+}
+
+}  // namespace
+}  // namespace ladder
+
+namespace ladder {
+namespace {
+
+// Item 3: the model is verified at the configuration it times, or at a stated reduction of it.
+TEST(ModelVerification, TimedConfigurationsAreVerifiedThemselvesOrReducedWithTheSameShapes) {
+  for (const char* name : {"tiny", "small", "medium"}) {
+    const model::Config c = *model::named_config(name);
+    const model::Config checked = model::verification_config(c);
+    EXPECT_EQ(checked.height, c.height) << name;
+    EXPECT_EQ(checked.width, c.width) << name;
+  }
+  const model::Config large = *model::named_config("large");
+  const model::Config reduced = model::verification_config(large);
+  EXPECT_LT(reduced.tokens(), large.tokens());
+  EXPECT_GE(reduced.height, 16);
+  EXPECT_EQ(reduced.channels, large.channels);
+  EXPECT_EQ(reduced.layers, large.layers);
+  EXPECT_EQ(reduced.heads, large.heads);
+  EXPECT_LE(model::reference_flops(reduced), model::kModelReferenceFlopBudget);
+  EXPECT_TRUE(model::validate(reduced).empty());
+}
+
+// A model backend right on its verification passes and idle in timing is caught after timing.
+TEST(ModelVerification, ABackendIdleAfterItsFirstPassesIsCaught) {
+  const model::Backend* naive = nullptr;
+  for (const auto& b : model::backends())
+    if (b.name == "naive") naive = &b;
+  ASSERT_NE(naive, nullptr);
+  model::Backend faulty = *naive;
+  faulty.name = "test-idle";
+  faulty.prepare = [naive](const model::Config& c, const model::Weights& w, const model::Inputs& in) {
+    model::Prepared right = naive->prepare(c, w, in);
+    auto calls = std::make_shared<int>(0);
+    model::Prepared idle = right;
+    idle.run = [right, calls](model::Output& out, model::OpTimes& times) {
+      if ((*calls)++ == 0) right.run(out, times);
+    };
+    return idle;
+  };
+  const model::Config tiny = *model::named_config("tiny");
+  benchmark::ClearRegisteredBenchmarks();
+  register_cases({model_case("model/test-idle/f32/tokens:x", faulty, tiny, nullptr)}, nullptr);
+  Collector collector;
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  ASSERT_FALSE(collector.runs_.empty());
+  EXPECT_TRUE(run_failed(collector.runs_.back()));
+  EXPECT_NE(run_error(collector.runs_.back()).find("after timing"), std::string::npos) << run_error(collector.runs_.back());
 }
 
 }  // namespace

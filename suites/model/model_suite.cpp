@@ -141,12 +141,16 @@ double relative_l2(const std::vector<float>& got, const std::vector<float>& ref)
   return v.ok ? v.relative_error : INFINITY;
 }
 
+std::string config_key(const Config& c) {
+  return fmt::format("{}x{}x{}x{}x{}", c.height, c.width, c.channels, c.layers, c.heads);
+}
+
 // The reference output of a configuration, computed once per run.
 const Output& reference_output(const Config& c) {
   static std::mutex mutex;
   static std::map<std::string, Output> cache;
   std::lock_guard lock(mutex);
-  const std::string key = fmt::format("{}x{}x{}x{}x{}", c.height, c.width, c.channels, c.layers, c.heads);
+  const std::string key = config_key(c);
   auto it = cache.find(key);
   if (it == cache.end()) {
     Output out;
@@ -158,34 +162,67 @@ const Output& reference_output(const Config& c) {
   return it->second;
 }
 
-// Verified once per backend, on tiny and small, before any of its cases is timed.
-std::string verify(const Backend& b) {
+std::string describe(const Config& c) {
+  return fmt::format("{} ({}x{}, C={}, {} layers, {} heads)", c.name.empty() ? "custom" : c.name, c.height, c.width, c.channels,
+                     c.layers, c.heads);
+}
+
+// One backend on one configuration against the reference; empty when it passes.
+std::string check_backend(const Backend& b, const Config& c) {
+  Output out;
+  OpTimes ignored;
+  try {
+    b.prepare(c, make_weights(c), make_inputs(c)).run(out, ignored);
+  } catch (const std::exception& e) {
+    return fmt::format("threw on {}: {}", describe(c), e.what());
+  }
+  const double error = output_error(out, reference_output(c));
+  if (!(error <= tolerance(b.dtype)))
+    return fmt::format("relative L2 error {:.3g} on {} exceeds {:.0e}", error, describe(c), tolerance(b.dtype));
+  return {};
+}
+
+// Verified on tiny and small (every shape's corner cases), and on the configuration it times or,
+// where that one's double reference would cost more than kModelReferenceFlopBudget, on
+// verification_config's reduction of it; once per backend and configuration.
+std::string verify(const Backend& b, const Config& timed) {
   static std::mutex mutex;
   static std::map<std::string, std::string> verdicts;
   std::lock_guard lock(mutex);
-  auto it = verdicts.find(b.name);
+  const Config checked = verification_config(timed);
+  const std::string key = b.name + "@" + config_key(checked);
+  auto it = verdicts.find(key);
   if (it != verdicts.end()) return it->second;
   std::string verdict;
-  for (const char* name : {"tiny", "small"}) {
-    const Config c = *named_config(name);
-    Output out;
-    OpTimes ignored;
-    try {
-      b.prepare(c, make_weights(c), make_inputs(c)).run(out, ignored);
-    } catch (const std::exception& e) {
-      verdict = fmt::format("threw on {}: {}", name, e.what());
-      break;
-    }
-    const double error = output_error(out, reference_output(c));
-    if (!(error <= tolerance(b.dtype))) {
-      verdict = fmt::format("relative L2 error {:.3g} on {} exceeds {:.0e}", error, name, tolerance(b.dtype));
-      break;
-    }
+  for (const Config& c : {*named_config("tiny"), *named_config("small"), checked}) {
+    verdict = check_backend(b, c);
+    if (!verdict.empty()) break;
   }
-  return verdicts[b.name] = verdict;
+  return verdicts[key] = verdict;
 }
 
 }  // namespace
+
+double reference_flops(const Config& c) {
+  double flops = 0;
+  for (const auto& cost : op_costs(c)) flops += cost.flops;
+  return flops;
+}
+
+Config verification_config(const Config& timed) {
+  if (reference_flops(timed) <= kModelReferenceFlopBudget) return timed;
+  // The same channels, layers and heads (each token's operations the same shapes), on fewer tokens.
+  Config reduced = timed;
+  reduced.name = "reduced";
+  const double aspect = static_cast<double>(timed.width) / timed.height;
+  for (int side = std::min(timed.height, timed.width); side > 1; --side) {
+    reduced.height = side;
+    reduced.width = std::max(1, static_cast<int>(std::lround(side * aspect)));
+    if (reference_flops(reduced) <= kModelReferenceFlopBudget && validate(reduced).empty()) return reduced;
+  }
+  reduced.height = reduced.width = 1;
+  return reduced;
+}
 
 double tolerance(DType dtype) {
   switch (dtype) {
@@ -311,14 +348,40 @@ using namespace model;
 // Verifies the backend (once), then times passes of one configuration and reports each
 // operation's time, share, rates and regime against the machine's (or the device's) ceilings.
 void time_passes(benchmark::State& state, const Backend& b, const Config& c, const Ceilings* ceilings) {
-  if (auto verdict = verify(b); !verdict.empty()) {
+  if (auto verdict = verify(b, c); !verdict.empty()) {
     state.SkipWithError(("verification failed: " + verdict).c_str());
     return;
   }
   const Prepared pass = b.prepare(c, make_weights(c), make_inputs(c));
-  Output out;
-  OpTimes times;
+  // What every timed pass must leave: the reference where this configuration was verified itself;
+  // else this backend's own verified-shape pass, run once before timing.
+  const Config checked = verification_config(c);
+  const bool verified_here = config_key(checked) == config_key(c);
+  Output expected, out;
+  OpTimes times, untimed;
+  if (!verified_here) pass.run(expected, untimed);
+  const Output& oracle = verified_here ? reference_output(c) : expected;
+  const auto poison = [](Output& o) {
+    std::fill(o.flow.begin(), o.flow.end(), std::numeric_limits<float>::quiet_NaN());
+    std::fill(o.head.begin(), o.head.end(), std::numeric_limits<float>::quiet_NaN());
+  };
+  out = oracle;
+  poison(out);
   for (auto _ : state) pass.run(out, times);
+  // Verified again after timing: what the timed passes left, and one more pass on a poisoned output.
+  for (int check = 0; check < 2; ++check) {
+    if (check == 1) {
+      poison(out);
+      pass.run(out, untimed);
+    }
+    if (const double error = output_error(out, oracle); !(error <= tolerance(b.dtype))) {
+      state.SkipWithError(fmt::format("{}: relative L2 error {:.3g} against {} exceeds {:.0e}",
+                                      check == 0 ? "the output after timing is wrong" : "a pass after timing left a wrong output",
+                                      error, verified_here ? "the reference" : "its own verified pass", tolerance(b.dtype))
+                              .c_str());
+      return;
+    }
+  }
   // Per operation type: seconds per pass, share of the pass, and rates from its FLOPs and bytes.
   const auto costs = op_costs(c);
   double seconds_per_pass[kOps], total_flops = 0, total_bytes = 0, timed = 0;
@@ -372,12 +435,17 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
   state.counters["memory_bytes"] = pass.allocated_bytes();
   state.counters["threads"] = b.threading == Threading::all_cores ? omp_get_max_threads() : 1;
   const std::string gemms = pass.gemm_implementation();
-  state.SetLabel(fmt::format("config {} ({}x{}, C={}, {} layers, {} heads); {}regimes: {}", c.name, c.height, c.width,
-                             c.channels, c.layers, c.heads,
+  const std::string verified = verified_here ? "verified at this configuration"
+                                             : fmt::format("verified at {}x{} (same C, layers, heads; the reference here costs {:.0f} GFLOP)",
+                                                           checked.height, checked.width, reference_flops(c) / 1e9);
+  state.SetLabel(fmt::format("config {} ({}x{}, C={}, {} layers, {} heads); {}; {}regimes: {}", c.name, c.height, c.width,
+                             c.channels, c.layers, c.heads, verified,
                              gemms.empty() ? "" : "GEMMs: oneDNN " + gemms + "; ", regimes));
 }
 
-BenchmarkCase model_case(std::string name, const Backend& b, const Config& c, const Ceilings* ceilings) {
+}  // namespace
+
+BenchmarkCase model_case(std::string name, const model::Backend& b, const model::Config& c, const Ceilings* ceilings) {
   BenchmarkCase bc;
   bc.name = std::move(name);
   const double footprint = backend_footprint_bytes(b, c);
@@ -390,6 +458,8 @@ BenchmarkCase model_case(std::string name, const Backend& b, const Config& c, co
   bc.body = [b, c, ceilings](benchmark::State& state) { time_passes(state, b, c, ceilings); };
   return bc;
 }
+
+namespace {
 
 std::mutex sweep_notes_mutex;
 std::vector<std::pair<std::string, std::string>> sweep_notes;  // backend → what the sweep covers

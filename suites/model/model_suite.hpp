@@ -48,11 +48,21 @@ constexpr double kToleranceBf16 = 2e-2;
 constexpr double kToleranceTf32 = 5e-3;
 double tolerance(DType dtype);
 
+// What the double reference of a configuration costs, and the configuration a backend is verified
+// at before timing `timed`: `timed` itself where its reference costs at most
+// kModelReferenceFlopBudget (medium: 4 GFLOP, seconds on one core), else the same channels, layers
+// and heads on the largest H x W (same aspect) within it. The case's label says which.
+inline constexpr double kModelReferenceFlopBudget = 6e9;
+double reference_flops(const Config& c);
+Config verification_config(const Config& timed);
+
 std::vector<std::string> backend_names();
 
 }  // namespace ladder::model
 
 namespace ladder {
+// One case: the backend verified (verification_config), its passes timed, verified again after.
+BenchmarkCase model_case(std::string name, const model::Backend& b, const model::Config& c, const Ceilings* ceilings);
 std::vector<BenchmarkCase> model_cases(const SuiteRequest& request);
 // The resolution sweep: model-sweep/<backend>/<dtype>/side:<H=W> at the `large` configuration's
 // C, layers and heads (or --model's), from 16 up to where the memory a case may use (host, or GPU
