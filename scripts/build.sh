@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-release}"
+# CMake from the virtual environment where setup.sh put it there (a system CMake older than 3.25).
+[ -x .venv/bin/cmake ] && export PATH="$PWD/.venv/bin:$PATH"
 extra=()
 # Where nvcc is, the CUDA backend must build (AUTO would skip it quietly if something broke).
 # (The cpu-only and bare presets are builds of a machine without it, and keep CUDA off.)

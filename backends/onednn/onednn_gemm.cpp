@@ -23,7 +23,7 @@ class OnednnMatmul final : public GemmKernel {
     const dt input = dtype == DType::bf16 ? dt::bf16 : dt::f32;
     const dnnl::memory::dims shape = {op.n, op.n};
     dnnl::memory::desc a_md(shape, input, tag::ab), b_md(shape, input, tag::ab), c_md(shape, dt::f32, tag::ab);
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), engine_);
+    const dnnl::matmul::primitive_desc pd = make_matmul(engine_, a_md, b_md, c_md);
     implementation_ = pd.impl_info_str();
     matmul_ = dnnl::matmul(pd);
     void* a = const_cast<void*>(dtype == DType::bf16 ? static_cast<const void*>(op.a_bf16) : op.a);
@@ -85,7 +85,7 @@ const std::string& onednn_bf16_unavailable_reason() {
     const dnnl::memory::desc in({16, 16}, dt::bf16, dnnl::memory::format_tag::ab);
     const dnnl::memory::desc out({16, 16}, dt::f32, dnnl::memory::format_tag::ab);
     try {
-      dnnl::matmul::primitive_desc(dnnl::matmul::desc(in, in, out), onednn_cpu_engine());
+      make_matmul(onednn_cpu_engine(), in, in, out);
       return std::string();
     } catch (const dnnl::error& e) {
       const std::string cap = max_isa() == Isa::amx ? "" : " capped at LADDER_MAX_ISA=" + std::string(isa_name(max_isa()));

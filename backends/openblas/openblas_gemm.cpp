@@ -1,4 +1,5 @@
-// Rung 8, openblas: cblas_sgemm from OpenBLAS (its OpenMP build, so its threads are ours):
+// Rung 8, openblas: cblas_sgemm from OpenBLAS (its OpenMP build where there is one, so its
+// threads are ours; its pthread build gets its thread count set to ours before every problem):
 // the same BLIS-like structure as the avx512 rung, with micro-kernels tuned per CPU model by
 // people who do nothing else, chosen at run time for the CPU it finds.
 #include <cblas.h>
@@ -29,6 +30,14 @@ std::string chosen_core() {
   return text;
 }
 
+std::string openblas_build() {
+  switch (openblas_get_parallel()) {
+    case 0: return "sequential";
+    case 1: return "pthreads";
+    default: return "openmp";
+  }
+}
+
 }  // namespace
 
 GemmRung openblas_rung() {
@@ -37,7 +46,7 @@ GemmRung openblas_rung() {
   rung.threading = Threading::all_cores;
   rung.picks_own_threads = true;  // one thread below its size thresholds
   rung.mechanism = "tuned library";
-  rung.summary = "cblas_sgemm (OpenBLAS, OpenMP build), all cores";
+  rung.summary = "cblas_sgemm (OpenBLAS, " + openblas_build() + " build), all cores";
   rung.prepare = [](const GemmOperands& op) {
     openblas_set_num_threads(omp_get_max_threads());
     const auto n = static_cast<blasint>(op.n);
@@ -47,7 +56,9 @@ GemmRung openblas_rung() {
       void run() override {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, op.a, n, op.b, n, 0.0f, op.c, n);
       }
-      std::string label() const override { return chosen_core(); }
+      std::string label() const override {
+        return chosen_core() + ", " + openblas_build() + " build, " + std::to_string(openblas_get_num_threads()) + " threads";
+      }
     };
     auto kernel = std::make_unique<Kernel>();
     kernel->op = op, kernel->n = n;
@@ -59,12 +70,10 @@ GemmRung openblas_rung() {
 void register_openblas(Registry& r) {
   r.add(openblas_rung());
   r.context.emplace_back("openblas_config", [] { return std::string(openblas_get_config()); });
-  r.context.emplace_back("openblas_parallel", [] {
-    switch (openblas_get_parallel()) {
-      case 0: return std::string("sequential");
-      case 1: return std::string("pthreads");
-      default: return std::string("openmp");
-    }
+  r.context.emplace_back("openblas_parallel", [] { return openblas_build(); });
+  r.context.emplace_back("openblas_threads", [] {
+    openblas_set_num_threads(omp_get_max_threads());  // as every use of it sets them
+    return std::to_string(openblas_get_num_threads());
   });
   r.context.emplace_back("openblas_core", [] { return std::string(openblas_get_corename()); });
 }

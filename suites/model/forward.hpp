@@ -265,7 +265,9 @@ class Forward {
   template <class PerHead>
   void for_each_head(PerHead per_head) const {
     if constexpr (concurrent_calls<Gemm>()) {
-      if (c_.heads >= omp_get_max_threads()) {
+      bool now = true;
+      if constexpr (requires { Gemm::concurrent_now(); }) now = Gemm::concurrent_now();
+      if (now && c_.heads >= omp_get_max_threads()) {
 #pragma omp parallel for schedule(static)
         for (std::int64_t hd = 0; hd < c_.heads; ++hd) per_head(hd);
         return;

@@ -37,9 +37,12 @@ namespace ladder::model {
 namespace {
 
 #ifdef LADDER_HAVE_OPENBLAS
-// GEMMs through OpenBLAS (its OpenMP build), the rest on all cores.
+// GEMMs through OpenBLAS, the rest on all cores.
 struct BlasGemm {
   static constexpr bool kConcurrentCalls = true;
+  // Only the OpenMP build runs a call made inside a parallel region on its calling thread; the
+  // pthread build would start its own pool from every thread and oversubscribe the cores.
+  static bool concurrent_now() { return openblas_get_parallel() == 2; }
   bool parallel = true;
   void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
             std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) const {
@@ -100,14 +103,13 @@ struct OnednnBf16Gemm {
       p.c_f32 = dnnl::memory::desc({m, n}, dt::f32, dnnl::memory::dims{ldc, 1});
       p.to_a = dnnl::reorder(dnnl::reorder::primitive_desc(s.engine, p.a_f32, s.engine, p.a_bf16));
       p.to_b = dnnl::reorder(dnnl::reorder::primitive_desc(s.engine, p.b_f32, s.engine, p.b_bf16));
+      // C = alpha * A·B + beta * C: the scale, then the sum, as post-ops.
       dnnl::primitive_attr attr;
-      if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
-      if (beta != 0.0f) {
-        dnnl::post_ops sum;
-        sum.append_sum(beta);
-        attr.set_post_ops(sum);
-      }
-      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(p.a_bf16, p.b_bf16, p.c_f32), attr, s.engine);
+      dnnl::post_ops ops;
+      if (alpha != 1.0f) append_scale(ops, alpha);
+      if (beta != 0.0f) ops.append_sum(beta);
+      if (ops.len() > 0) attr.set_post_ops(ops);
+      const dnnl::matmul::primitive_desc pd = make_matmul(s.engine, p.a_bf16, p.b_bf16, p.c_f32, attr);
       p.implementation = pd.impl_info_str();
       p.matmul = dnnl::matmul(pd);
       it = s.plans.emplace(key, std::move(p)).first;
