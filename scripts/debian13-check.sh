@@ -19,6 +19,10 @@ if ! [ -x "$root/usr/bin/apt-get" ]; then
     { tail -5 "$root.debootstrap.log" >&2; echo "debian13-check: debootstrap failed ($root.debootstrap.log)" >&2; exit 1; }
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# The host's own certificate authorities and pip configuration (a proxy's CA, a mirror) carry over.
+mkdir -p "$root/usr/local/share/ca-certificates"
+cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/" 2>/dev/null || true
+[ -f /etc/pip.conf ] && cp /etc/pip.conf "$root/etc/pip.conf"
 
 # The tree as it is (tracked files), not its build outputs or virtual environment.
 rm -rf "$root/src"
@@ -37,6 +41,10 @@ status=0
 chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 /bin/bash -c '
   set -o pipefail
   cd /src && mkdir -p build
+  if ! [ -f /etc/ssl/certs/ca-certificates.crt ] || [ /usr/local/share/ca-certificates -nt /etc/ssl/certs/ca-certificates.crt ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ca-certificates >/dev/null
+    update-ca-certificates >/dev/null
+  fi
   . /etc/os-release && echo "debian13-check: $PRETTY_NAME, $(nproc) cores"
   scripts/test.sh >build/debian13-test.log 2>&1; test_status=$?
   echo "debian13-check: scripts/test.sh exit $test_status"; grep -E "tests passed|test:|check-onednn3|Failed" build/debian13-test.log | tail -12

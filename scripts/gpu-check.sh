@@ -14,9 +14,10 @@
 # of what is left (and its own cap), so a step that hangs costs that step, not the others' output.
 # LADDER_SOURCE_SHA=<sha> names the code in the results where the tree sent here has no .git or
 # an older one than its files (git would stamp that one's SHA, -dirty).
-# Debian's Google Benchmark, fmt and gtest are used where installed; otherwise the .deb files
-# in .deps/ (from scripts/gpu-deps.sh) are unpacked into build/gpu-deps and used from there
-# (LADDER_GPU_DEPS=force uses them even where the system has its own, to test this path).
+# Each library (Google Benchmark, fmt, gtest, nlohmann-json, OpenBLAS, oneDNN) is the host's where
+# installed; otherwise the .deb files in .deps/ (from scripts/gpu-deps.sh) are unpacked into
+# build/gpu-deps and used from there where they load on this host (LADDER_GPU_DEPS=force uses
+# them even where the system has its own, to test this path); machine.txt says which came whence.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="$(mkdir -p "${1:-gpu-check-out}" && cd "${1:-gpu-check-out}" && pwd)"
@@ -67,24 +68,59 @@ echo "gpu-check: $(cmake --version | head -n 1); $(c++ --version 2>/dev/null | h
 generator=Ninja
 command -v ninja >/dev/null || generator="Unix Makefiles"
 
+# Each library from the host where it has it, else from the .deb files in .deps/ (unpacked into a
+# private prefix, each checked to load on this host's C library first), so that the GPU host's run
+# has every CPU rung and model backend beside the GPU ones. LADDER_GPU_DEPS=force takes every one
+# from .deps/ (to test this path). machine.txt says where each came from.
+lib=/usr/lib/x86_64-linux-gnu
+root="$PWD/build/gpu-deps"
 prefix_args=()
-if [ "${LADDER_GPU_DEPS:-}" = force ] || ! [ -e /usr/lib/x86_64-linux-gnu/cmake/benchmark/benchmarkConfig.cmake ]; then
-  if ! ls .deps/*.deb >/dev/null 2>&1; then
-    echo "gpu-check: Google Benchmark is not installed and .deps/ holds no packages (run scripts/gpu-deps.sh where apt works)" >&2
-    exit 2
-  fi
-  root="$PWD/build/gpu-deps"
+deps_unpacked=false
+unpack_deps() {
+  $deps_unpacked && return 0
+  ls .deps/*.deb >/dev/null 2>&1 || return 1
   rm -rf "$root" && mkdir -p "$root"
   for deb in .deps/*.deb; do
     if command -v dpkg >/dev/null; then dpkg -x "$deb" "$root"
     else (cd "$root" && ar p "$OLDPWD/$deb" "$(ar t "$OLDPWD/$deb" | grep '^data.tar')" | tar -x -J 2>/dev/null || ar p "$OLDPWD/$deb" "$(ar t "$OLDPWD/$deb" | grep '^data.tar')" | tar -x --zstd); fi
   done
-  prefix_args=(-DCMAKE_PREFIX_PATH="$root/usr;$root/usr/lib/x86_64-linux-gnu/cmake"
-               -DOPENBLAS_LIBRARY="$root/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so"
-               -DOPENBLAS_INCLUDE_DIR="$root/usr/include/x86_64-linux-gnu/openblas-openmp")
-  export LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu/openblas-openmp:${LD_LIBRARY_PATH:-}"
-  echo "gpu-check: using the packages from .deps/ (unpacked into $root)"
+  deps_unpacked=true
+}
+# Whether a shared library from .deps/ loads here: every dependency found, no newer glibc needed.
+loads_here() {
+  local so=$1 missing
+  [ -e "$so" ] || { echo "not in .deps/"; return 1; }
+  missing=$(LD_LIBRARY_PATH="$root$lib:$root$lib/openblas-openmp:${LD_LIBRARY_PATH:-}" ldd "$so" 2>&1 | grep -E 'not found|version .GLIBC' | head -1)
+  [ -z "$missing" ] || { echo "$missing"; return 1; }
+}
+sources=()
+use() {  # use NAME HOST_FILE DEPS_FILE CMAKE_ARGS...: the host's, or .deps/'s where it loads
+  local name=$1 host_file=$2 deps_file=$3 why
+  shift 3
+  if [ "${LADDER_GPU_DEPS:-}" != force ] && [ -e "$host_file" ]; then sources+=("$name: host"); return; fi
+  if ! unpack_deps; then sources+=("$name: missing (not on the host; .deps/ is empty: run scripts/gpu-deps.sh where apt works)"); return 1; fi
+  if ! why=$(loads_here "$root$deps_file"); then sources+=("$name: missing (.deps/'s does not load here: $why)"); return 1; fi
+  sources+=("$name: .deps/ ($(basename "$(ls "$root$deps_file")"))")
+  prefix_args+=("$@")
+  export LD_LIBRARY_PATH="$root$lib:$root$lib/openblas-openmp:${LD_LIBRARY_PATH:-}"
+}
+use "Google Benchmark" $lib/cmake/benchmark/benchmarkConfig.cmake $lib/libbenchmark.so -Dbenchmark_DIR="$root$lib/cmake/benchmark" ||
+  { echo "gpu-check: Google Benchmark is not installed and .deps/ has none that loads here (${sources[-1]})" >&2; exit 2; }
+use fmt $lib/cmake/fmt/fmt-config.cmake $lib/libfmt.so -Dfmt_DIR="$root$lib/cmake/fmt" ||
+  { echo "gpu-check: fmt is not installed and .deps/ has none that loads here" >&2; exit 2; }
+use gtest $lib/cmake/GTest/GTestConfig.cmake $lib/libgtest.a -DGTest_DIR="$root$lib/cmake/GTest" || true
+use nlohmann-json /usr/share/cmake/nlohmann_json/nlohmann_jsonConfig.cmake /usr/share/cmake/nlohmann_json/nlohmann_jsonConfig.cmake \
+  -Dnlohmann_json_DIR="$root/usr/share/cmake/nlohmann_json" ||
+  { echo "gpu-check: nlohmann-json is not installed and .deps/ has none" >&2; exit 2; }
+if [ "${LADDER_GPU_DEPS:-}" != force ] && { [ -e $lib/openblas-pthread/libopenblas.so ] || [ -e $lib/libopenblas.so ]; }; then
+  sources+=("OpenBLAS: host")
+else
+  use OpenBLAS $lib/openblas-openmp/libopenblas.so $lib/openblas-openmp/libopenblas.so.0 \
+    -DOPENBLAS_LIBRARY="$root$lib/openblas-openmp/libopenblas.so" -DOPENBLAS_INCLUDE_DIR="$root/usr/include/x86_64-linux-gnu/openblas-openmp" || true
 fi
+use oneDNN $lib/cmake/dnnl/dnnl-config.cmake "$lib/libdnnl.so" -Ddnnl_DIR="$root$lib/cmake/dnnl" -DOpenCL_LIBRARY="$root$lib/libOpenCL.so.1" \
+  -DOpenCL_INCLUDE_DIR="$root/usr/include" || true
+{ echo "libraries:"; printf '  %s\n' "${sources[@]}"; } | tee -a "$out/machine.txt"
 
 step configure 120 cmake -S . -B build/gpu -G "$generator" -DCMAKE_BUILD_TYPE=Release -DLADDER_WITH_CUDA=ON "${prefix_args[@]}" &&
   step build 300 cmake --build build/gpu -j "$(nproc)" ||
