@@ -3,6 +3,7 @@
 // their reason, never silently passed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <functional>
 #include <vector>
