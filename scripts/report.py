@@ -5,6 +5,9 @@
   report.py plot    [PATHS...]        PNG and SVG figures
   report.py explain A B [--m M ...]   how much of a speed gap between two machines the hardware explains
   report.py ladder  [PATH]            results/<machine-id>/ladder.md: each rung's predicted and measured factor
+  report.py compare A B               two runs: ratio of medians, 95% interval, verdict per case (exit 1: slower)
+  report.py history MACHINE           chosen cases against commit and date, from every run of the machine
+  report.py db [PATHS...]             every result into one SQLite file (report.py db --schema)
 
 PATHS are result files (Google Benchmark JSON written by ladderbench), machine folders under
 results/, or spec sheets under results/specs/; the default is all of results/. Files that cannot be
@@ -481,10 +484,13 @@ def build_tables(measured, specs):
     return tables
 
 
-def write_markdown(tables, out):
+def write_markdown(tables, out, measured=()):
     lines = ["# ladderbench results", "",
              "Measured cells come from result files; cells marked ≈ are predicted from a spec sheet through the roofline:",
              "min(peak, bandwidth × intensity), floored by the measured fixed cost of a call.", ""]
+    if measured:  # which run each column's figures come from (every run stays in results/: report.py history)
+        lines += ["Runs:", ""] + [f"- {m.name}: `{str(m.source).replace(str(ROOT) + '/', '')}` (git {m.context.get('git_sha', '?')}, {m.context.get('date', '?')})"
+                                  for m in measured] + [""]
     for workload, (rows, columns, cells) in tables.items():
         lines += [f"## {workload}", "", "| rung | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
         for name, row in zip(rows, cells):
@@ -906,7 +912,7 @@ def cmd_tables(args):
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     tables = build_tables(measured, specs)
-    write_markdown(tables, out / "tables.md")
+    write_markdown(tables, out / "tables.md", measured)
     write_csv(tables, out / "tables.csv")
     figures = []
     if not args.no_plots:
@@ -965,6 +971,16 @@ def cmd_ladder(args):
     return 0
 
 
+def positive_fraction(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number")
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not between 0 and 1")
+    return value
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="report.py", description=__doc__.split("\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n", 2)[2])
@@ -999,6 +1015,28 @@ def main(argv=None):
     p.add_argument("path", nargs="?", help="a result file or machine folder (default: every machine in results/)")
     p.add_argument("--out", help="write here instead of results/<machine-id>/ladder.md")
     p.set_defaults(func=cmd_ladder)
+
+    p = sub.add_parser("compare", help="two runs side by side: ratio of medians, interval and verdict per case")
+    p.add_argument("a", help="the baseline: a result file, or a folder (its newest run)")
+    p.add_argument("b", help="the run compared with it")
+    p.add_argument("--threshold", type=positive_fraction, default=0.05,
+                   help="smallest change that counts, as a fraction (default 0.05: 5%%)")
+    p.add_argument("--alpha", type=positive_fraction, default=0.05, help="the rank test's level (default 0.05)")
+    p.add_argument("--out", help="also write compare.md, compare.csv and compare.html into this folder")
+    p.set_defaults(func=lambda a: __import__("ladderreport.compare", fromlist=["cmd_compare"]).cmd_compare(a))
+
+    p = sub.add_parser("history", help="chosen cases of one machine against commit and date, with their spread")
+    p.add_argument("machine", help="a machine id (a folder under results/) or a folder")
+    p.add_argument("--case", action="append", help="a regular expression of case names (repeatable; default: "
+                   "the GEMM ladder's cases at n = 1024)")
+    p.add_argument("--out", default=str(ROOT / "plots"), help="folder for history-<machine>.png/.svg and .md")
+    p.set_defaults(func=lambda a: __import__("ladderreport.history", fromlist=["cmd_history"]).cmd_history(a))
+
+    p = sub.add_parser("db", help="every result into one SQLite file (schema: report.py db --schema)")
+    p.add_argument("paths", nargs="*", help="result files or folders (default: results/)")
+    p.add_argument("--out", default=str(RESULTS / "ladderbench.sqlite"), help="the database file (replaced)")
+    p.add_argument("--schema", action="store_true", help="print the schema and exit")
+    p.set_defaults(func=lambda a: __import__("ladderreport.db", fromlist=["cmd_db"]).cmd_db(a))
 
     args = parser.parse_args(argv)
     try:

@@ -1,0 +1,139 @@
+"""Every result in one SQLite file, so that runs and machines can be queried with SQL (and browsed
+with any SQLite viewer). One row per run, per context key, per case repetition (and Google
+Benchmark's aggregates), per counter. The schema below is the documentation."""
+import json
+import os
+import pathlib
+import sqlite3
+import tempfile
+
+from .runs import finite, result_files, warn, TIME_UNITS, case_name
+
+SCHEMA = """
+-- One result file: one run of ladderbench on one machine.
+CREATE TABLE runs (
+  run_id     INTEGER PRIMARY KEY,
+  file       TEXT NOT NULL UNIQUE,  -- the path it was read from
+  machine_id TEXT NOT NULL,         -- results/<machine_id>/
+  date       TEXT,                  -- when it ran (Google Benchmark's date)
+  git_sha    TEXT,                  -- the code that ran
+  profile    TEXT,                  -- quick, full, smoke or custom sizes
+  noise      TEXT                   -- noise_verdict: quiet or noisy (absent in older files)
+);
+-- Every context key of a run, as written (machine, build, ceilings: peak_f32_flops, ...).
+CREATE TABLE context (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  key    TEXT NOT NULL,
+  value  TEXT,
+  PRIMARY KEY (run_id, key)
+);
+-- One repetition of one case (run_type 'iteration'), or one of Google Benchmark's aggregates
+-- over the repetitions (run_type 'aggregate': mean, median, stddev, cv).
+CREATE TABLE cases (
+  case_id          INTEGER PRIMARY KEY,
+  run_id           INTEGER NOT NULL REFERENCES runs(run_id),
+  name             TEXT NOT NULL,   -- gemm/avx512/f32/n:1024
+  suite            TEXT, rung TEXT, dtype TEXT,
+  size             INTEGER,         -- the number after the last ':' of the name
+  run_type         TEXT,            -- iteration or aggregate
+  aggregate_name   TEXT,            -- mean, median, stddev, cv; NULL for a repetition
+  repetition_index INTEGER,
+  seconds          REAL,            -- real time per iteration, in seconds (cv: the fraction)
+  iterations       INTEGER,
+  label            TEXT,
+  error            TEXT             -- why the case failed; NULL when it ran
+);
+-- Every numeric counter of a case row: flops (FLOP/s), bytes_per_second, roof_fraction,
+-- rel_error, op/<operation>/seconds, ...
+CREATE TABLE counters (
+  case_id INTEGER NOT NULL REFERENCES cases(case_id),
+  name    TEXT NOT NULL,
+  value   REAL NOT NULL,
+  PRIMARY KEY (case_id, name)
+);
+CREATE INDEX cases_by_name ON cases(name);
+CREATE INDEX counters_by_name ON counters(name);
+"""
+
+SKIP = {"name", "run_name", "run_type", "aggregate_name", "aggregate_unit", "repetitions", "repetition_index",
+        "threads", "iterations", "real_time", "cpu_time", "time_unit", "label", "error_occurred", "error_message",
+        "skipped", "skip_message", "family_index", "per_family_instance_index"}
+
+
+def insert_file(db, path):
+    try:
+        doc = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        warn(f"skipping {path}: cannot be read as JSON ({e.__class__.__name__})")
+        return False
+    if not isinstance(doc, dict) or not isinstance(doc.get("context"), dict) or not isinstance(doc.get("benchmarks"), list) \
+            or "machine_id" not in doc["context"]:
+        warn(f"skipping {path}: not a ladderbench result file")
+        return False
+    ctx = doc["context"]
+    text = lambda key: None if ctx.get(key) is None else str(ctx.get(key))  # noqa: E731
+    cur = db.execute("INSERT INTO runs (file, machine_id, date, git_sha, profile, noise) VALUES (?, ?, ?, ?, ?, ?)",
+                     (str(path), str(ctx["machine_id"]), text("date"), text("git_sha"), text("profile"), text("noise_verdict")))
+    run_id = cur.lastrowid
+    db.executemany("INSERT OR REPLACE INTO context VALUES (?, ?, ?)",
+                   [(run_id, str(k), v if isinstance(v, str) else json.dumps(v)) for k, v in ctx.items()])
+    for b in doc["benchmarks"]:
+        if not isinstance(b, dict) or not isinstance(b.get("run_name", b.get("name")), str):
+            continue
+        name = case_name(b.get("run_name", b.get("name")))
+        parts = name.split("/")
+        size = None
+        if ":" in parts[-1]:
+            size = finite(parts[-1].rsplit(":", 1)[1])
+        seconds = finite(b.get("real_time"))
+        if seconds is not None and b.get("aggregate_unit") != "percentage":
+            seconds *= TIME_UNITS.get(b.get("time_unit", "ns"), 1e-9)
+        error = b.get("error_message") or b.get("skip_message") if (b.get("error_occurred") or b.get("skip_message")) else None
+        cur = db.execute(
+            "INSERT INTO cases (run_id, name, suite, rung, dtype, size, run_type, aggregate_name, repetition_index, seconds, "
+            "iterations, label, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (run_id, name, parts[0] if parts else None, parts[1] if len(parts) > 1 else None,
+             parts[2] if len(parts) > 2 else None, None if size is None else int(size), b.get("run_type"),
+             b.get("aggregate_name"), finite(b.get("repetition_index")), seconds, finite(b.get("iterations")),
+             str(b.get("label", "")) or None, None if error is None else str(error)))
+        counters = [(cur.lastrowid, str(k), finite(v)) for k, v in b.items()
+                    if k not in SKIP and not isinstance(v, (str, bool)) and finite(v) is not None]
+        db.executemany("INSERT OR REPLACE INTO counters VALUES (?, ?, ?)", counters)
+    return True
+
+
+def build_database(paths, out):
+    """Writes the database to `out` (a new file, renamed into place); returns the number of runs."""
+    out = pathlib.Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=out.name, suffix=".tmp", dir=out.parent)
+    os.close(fd)
+    try:
+        db = sqlite3.connect(temporary)
+        db.executescript(SCHEMA)
+        runs = 0
+        for path in paths:
+            for f in result_files(path):
+                runs += insert_file(db, f)
+        db.commit()
+        db.close()
+        os.replace(temporary, out)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+    return runs
+
+
+def cmd_db(args):
+    if args.schema:
+        print(SCHEMA.strip())
+        return 0
+    from report import RESULTS
+    runs = build_database(args.paths or [RESULTS], args.out)
+    if not runs:
+        warn("no ladderbench result file found")
+        return 1
+    print(f"report: wrote {args.out} ({runs} runs); e.g. sqlite3 {args.out} "
+          "\"SELECT r.machine_id, c.name, k.value FROM cases c JOIN runs r USING (run_id) JOIN counters k USING (case_id) "
+          "WHERE k.name = 'flops' AND c.aggregate_name = 'median' AND c.suite = 'gemm'\"")
+    return 0

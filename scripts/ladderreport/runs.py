@@ -1,0 +1,120 @@
+"""Every repetition of every case in a result file (Google Benchmark JSON from ladderbench).
+
+report.py's tables keep one figure per case (the median); comparing runs needs each repetition,
+so this reads them all. A bad value is skipped with one line naming file and key, as report.py
+does."""
+import json
+import math
+import pathlib
+import sys
+
+TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def warn(message):
+    print(f"report: {message}", file=sys.stderr)
+
+
+def finite(value):
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def case_name(run_name):
+    """gemm/avx512/f32/n:1024/real_time → gemm/avx512/f32/n:1024 (the name ladderbench gives it)."""
+    for suffix in ("/real_time", "/manual_time"):
+        if run_name.endswith(suffix):
+            return run_name[: -len(suffix)]
+    return run_name
+
+
+class Run:
+    """One result file: its context, and per case the seconds of each repetition and its counters."""
+
+    def __init__(self, path, context):
+        self.path = pathlib.Path(path)
+        self.context = context
+        self.seconds = {}   # case → [seconds per iteration, one per repetition]
+        self.counters = {}  # case → {counter: [value per repetition]}
+        self.errors = {}    # case → error message
+        self.order = []
+
+    @property
+    def machine(self):
+        return str(self.context.get("machine_id", "?"))
+
+    @property
+    def date(self):
+        return str(self.context.get("date", ""))
+
+    @property
+    def sha(self):
+        return str(self.context.get("git_sha", "?"))
+
+    def describe(self):
+        return f"{self.path.name} ({self.machine}, git {self.sha}, {self.date})"
+
+
+def load_run(path):
+    """A Run, or None (with one line saying why) where the file is not a ladderbench result."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        warn(f"skipping {path}: cannot be read as JSON ({e.__class__.__name__}: {e})")
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("context"), dict) or not isinstance(doc.get("benchmarks"), list):
+        warn(f"skipping {path}: not a Google Benchmark result file")
+        return None
+    context = {str(k): v for k, v in doc["context"].items()}
+    if "machine_id" not in context:
+        warn(f"skipping {path}: not from ladderbench (no machine_id in its context)")
+        return None
+    run = Run(path, context)
+    for b in doc["benchmarks"]:
+        if not isinstance(b, dict) or not isinstance(b.get("run_name", b.get("name")), str):
+            continue
+        if b.get("run_type", "iteration") != "iteration":
+            continue  # aggregates are recomputed from the repetitions
+        name = case_name(b.get("run_name", b.get("name")))
+        if name not in run.seconds:
+            run.order.append(name)
+            run.seconds[name], run.counters[name] = [], {}
+        if b.get("error_occurred") or b.get("skipped") not in (None, False, 0, "NotSkipped"):
+            run.errors[name] = str(b.get("error_message") or b.get("skip_message") or "failed")
+            continue
+        unit = TIME_UNITS.get(b.get("time_unit", "ns"))
+        seconds = finite(b.get("real_time"))
+        if unit is None or seconds is None or seconds <= 0:
+            warn(f"{path}: {name}'s real_time {b.get('real_time')!r} {b.get('time_unit')!r} is not a time; ignored")
+            continue
+        run.seconds[name].append(seconds * unit)
+        for key, value in b.items():
+            if key in ("real_time", "cpu_time", "iterations", "repetitions", "repetition_index", "threads",
+                       "family_index", "per_family_instance_index"):
+                continue
+            number = finite(value)
+            if number is not None and not isinstance(value, str):
+                run.counters[name].setdefault(key, []).append(number)
+    return run
+
+
+def result_files(path):
+    """The result files a path stands for: itself, or the JSON files in a folder (not spec sheets)."""
+    p = pathlib.Path(path)
+    if p.is_dir():
+        return sorted(q for q in p.rglob("*.json") if q.parent.name != "specs" and q.name != "tables.json")
+    return [p] if p.exists() else []
+
+
+def newest_run(path):
+    """A file's run, or a folder's newest (by the date in its context)."""
+    runs = [r for r in (load_run(f) for f in result_files(path)) if r]
+    if not runs:
+        return None
+    return max(runs, key=lambda r: (r.date, str(r.path)))
