@@ -113,6 +113,11 @@ std::vector<LadderRow> ladder_rows(const Registry& registry,
       row.peak_fraction = counter(*run, "peak_fraction");
       row.threads = static_cast<int>(counter(*run, "threads"));
       if (run->counters.count("rel_error")) row.rel_error = counter(*run, "rel_error");
+      // The repetitions' coefficient of variation, where Google Benchmark made one.
+      for (const auto& other : runs)
+        if (other.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate && other.aggregate_name == "cv" &&
+            other.run_name.str() == run->run_name.str())
+          row.cv = other.real_accumulated_time;  // a fraction, not a time
     }
     rows.push_back(row);
   }
@@ -136,6 +141,7 @@ std::string format_ladder(const std::vector<LadderRow>& rows) {
                        previous > 0 ? format_factor(row.flops / previous) : "-",
                        boxed > 0 ? format_factor(row.flops / boxed) : "-",
                        row.rel_error >= 0 ? fmt::format("{:.1e}", row.rel_error) : "-");
+    if (row.cv > kNoisyCv) out.insert(out.size() - 1, fmt::format("  noisy (CV {:.0f}%)", 100 * row.cv));
     previous = row.flops;
   }
   // A rate above the measured peak means the peak probe ran in a noisy spell: say so rather

@@ -51,7 +51,10 @@ struct LadderRow {
   double peak_fraction = 0;  // 0 when no peak was measured
   std::string error;         // non-empty: the case failed and has no speed
   double rel_error = -1;     // against the double reference: what the number format costs (<0: none)
+  double cv = 0;             // the repetitions' coefficient of variation (0: one repetition)
 };
+// Above this coefficient of variation of its repetitions a case is marked noisy (as in report.py).
+inline constexpr double kNoisyCv = 0.10;
 
 // One row per rung of the registry that ran: at `ladder_n`, or for rungs capped below it at
 // their largest n that ran. Medians are used where repetitions produced them.

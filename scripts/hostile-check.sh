@@ -6,7 +6,9 @@
 #   scripts/hostile-check.sh [build-dir]      (default build/ci)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-exe="$PWD/${1:-build/ci}/ladderbench"
+build="${1:-build/ci}"
+[[ "$build" = /* ]] || build="$PWD/$build"
+exe="$build/ladderbench"
 py="$PWD/.venv/bin/python"
 [ -x "$exe" ] || { echo "hostile-check: no $exe (build first)" >&2; exit 1; }
 work="$(mktemp -d)"

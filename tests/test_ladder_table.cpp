@@ -124,3 +124,31 @@ TEST(LadderTable, AFailedRunReadsTheSameUnderGoogleBenchmark17And18) {
 
 }  // namespace
 }  // namespace ladder
+
+namespace ladder {
+namespace {
+
+// A case whose repetitions spread by more than 10% is marked noisy in the console's ladder.
+TEST(LadderTable, ACaseWithNoisyRepetitionsIsMarked) {
+  Registry registry;
+  GemmRung rung;
+  rung.name = "naive";
+  registry.gemm.push_back(rung);
+  auto median = run_with("gemm/naive/f32/n:1024/real_time", {{"flops", 1e9}, {"threads", 1}});
+  median.run_type = benchmark::BenchmarkReporter::Run::RT_Aggregate;
+  median.aggregate_name = "median";
+  median.real_accumulated_time = 2.0;
+  median.time_unit = benchmark::kSecond;
+  auto cv = median;
+  cv.aggregate_name = "cv";
+  cv.real_accumulated_time = 0.25;
+  auto rows = ladder_rows(registry, {median, cv}, 1024);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(rows[0].cv, 0.25);
+  EXPECT_NE(format_ladder(rows).find("noisy (CV 25%)"), std::string::npos) << format_ladder(rows);
+  cv.real_accumulated_time = 0.02;
+  EXPECT_EQ(format_ladder(ladder_rows(registry, {median, cv}, 1024)).find("noisy"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ladder
