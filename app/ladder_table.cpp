@@ -165,16 +165,22 @@ std::string format_ratios(const std::vector<benchmark::BenchmarkReporter::Run>& 
     const char* theirs;
     const char* target;
   };
-  const Pair pairs[] = {{"avx512", "openblas", ">= 0.9"}, {"amx", "onednn-bf16", ">= 0.7"},
-                        {"avx512", "onednn", ""},         {"avx2", "openblas", ""},
-                        {"avx2", "onednn", ""},           {"boxed", "python", "within 1/3 .. 3"}};
+  const Pair pairs[] = {{"avx512", "openblas", ">= 1.0"},
+                        {"amx", "onednn-bf16-packed", ">= 0.8"},
+                        {"amx", "onednn-bf16", ""},
+                        {"avx512", "onednn", ""},
+                        {"avx2", "openblas", ""},
+                        {"avx2", "onednn", ""},
+                        {"onednn-packed", "onednn", ""},
+                        {"onednn-bf16-packed", "onednn-bf16", ""},
+                        {"boxed", "python", "within 1/3 .. 3"}};
   std::string out;
   for (const Pair& p : pairs) {
     for (const auto& [key, ours] : rate) {
       if (key.first != p.ours) continue;
       auto theirs = rate.find({p.theirs, key.second});
       if (theirs == rate.end() || theirs->second <= 0) continue;
-      out += fmt::format("  {:<7} / {:<12} at n={:<5} {:6.2f}x{}\n", p.ours, p.theirs, key.second,
+      out += fmt::format("  {:<18} / {:<18} at n={:<5} {:6.2f}x{}\n", p.ours, p.theirs, key.second,
                          ours / theirs->second,
                          *p.target && (key.second == 2048 || std::string(p.ours) == "boxed") ? fmt::format("   (target {})", p.target) : "");
     }

@@ -3,7 +3,9 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <chrono>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <thread>
 #include <unistd.h>
 
@@ -71,7 +73,7 @@ void print_list() {
     std::string reason = rung.unavailable_reason();
     std::string status = reason.empty() ? "available" : "unavailable: " + reason;
     std::string cap = rung.max_n > 0 ? fmt::format("n<={}", rung.max_n) : "";
-    fmt::print("gemm/{:<12} {:<5} {:<10} {:<8} {}\n", rung.name, dtype_name(rung.dtype),
+    fmt::print("gemm/{:<18} {:<5} {:<10} {:<8} {}\n", rung.name, dtype_name(rung.dtype),
                threading_name(rung.threading), cap, status);
     fmt::print("    {}\n", rung.summary);
   }
@@ -124,6 +126,7 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
     order += (order.empty() ? "" : ",") + rung.name;
   }
   AddCustomContext("ladder_order", order);
+  if (const char* fixed = std::getenv("LADDER_ENVIRONMENT_FIXED")) AddCustomContext("environment_fixed", fixed);
 }
 
 // The peaks a noisy machine contradicts: one core's and all cores' per dtype measured.
@@ -135,9 +138,27 @@ std::vector<PeakPair> peak_pairs(const Ceilings& c) {
   return pairs;
 }
 
+// A library that reads its environment only when it loads (OpenBLAS's core type) is set up by
+// running the program again with that environment; the reason goes to the console and the context.
+void apply_environment_fixes(char** argv) {
+  if (std::getenv("LADDER_ENVIRONMENT_FIXED")) return;
+  std::string reasons;
+  for (const auto& fix : registry().environment_fixes)
+    if (auto f = fix()) {
+      for (const auto& [name, value] : f->variables) setenv(name.c_str(), value.c_str(), 1);
+      reasons += (reasons.empty() ? "" : "; ") + f->reason;
+    }
+  if (reasons.empty()) return;
+  setenv("LADDER_ENVIRONMENT_FIXED", reasons.c_str(), 1);
+  std::fprintf(stderr, "ladderbench: note: %s\n", reasons.c_str());
+  execv("/proc/self/exe", argv);
+  std::fprintf(stderr, "ladderbench: note: running again failed (%s); going on as it is\n", std::strerror(errno));
+}
+
 int run(int argc, char** argv) {
   using namespace ladder;
   Options opt = parse_options(argc, argv);
+  if (!opt.list && !opt.print_machine_id) apply_environment_fixes(argv);
   if (auto error = max_isa_error(); !error.empty()) usage_error(error);
   const MachineInfo machine = machine_info();
   if (opt.print_machine_id) {

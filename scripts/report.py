@@ -573,6 +573,9 @@ def ladder_rows(machine):
                 "matrix units": (bf16 / previous if previous_mechanism == "matrix units" else bf16 / all_cores)
                 if bf16 and all_cores else None,
                 "GPU": gpu / all_cores if gpu and all_cores else None,
+                # The weights prepared once: at most the headroom to the peak of the rung's unit.
+                "ahead-of-time layout": ((bf16 if "bf16" in rung else all_cores) / previous)
+                if (bf16 if "bf16" in rung else all_cores) else None,
             }.get(mechanism)
         measured = rate / previous if rate and previous else None
         rows.append({"rung": rung, "n": c["size"] if c else None, "rate": rate, "mechanism": mechanism or "—",

@@ -161,3 +161,19 @@ TEST(Machine, IdIsAFolderName) {
 
 }  // namespace
 }  // namespace ladder
+
+namespace ladder {
+namespace {
+
+// OpenBLAS 0.3.21 took an Emerald Rapids VM for a Prescott: the core type of the CPU's ISA instead.
+TEST(OpenblasCore, APreAvxGuessOnAModernCpuGetsTheCoreOfItsIsa) {
+  EXPECT_EQ(openblas_core_for("Prescott", true, true), "SkylakeX");
+  EXPECT_EQ(openblas_core_for("Prescott", true, false), "Haswell");
+  EXPECT_EQ(openblas_core_for("Nehalem", true, false), "Haswell");
+  EXPECT_EQ(openblas_core_for("Prescott", false, false), "");  // no better kernels for it
+  EXPECT_EQ(openblas_core_for("Cooperlake", true, true), "");  // a right guess stays
+  EXPECT_EQ(openblas_core_for("Zen", true, false), "");
+}
+
+}  // namespace
+}  // namespace ladder

@@ -92,7 +92,7 @@ struct GemmRung {
   std::string summary;      // one line for --list: what this rung is
   // What this rung removes or adds over the one below it, one of: interpretation and boxing,
   // loop order and cache lines, SIMD width, cache tiling, cores, hand-written kernel, tuned
-  // library, matrix units, GPU, reference. The ladder report predicts each step's factor from it.
+  // library, ahead-of-time layout, matrix units, GPU, reference. The ladder report predicts each step's factor from it.
   std::string mechanism;
   // Empty when the rung can run here; otherwise why not.
   std::function<std::string()> unavailable_reason = [] { return std::string(); };

@@ -1,5 +1,7 @@
 #include "registry.hpp"
 
+#include <set>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -25,7 +27,9 @@ const std::vector<OptionalRung>& optional_rungs() {
   static const std::vector<OptionalRung> all = {
       {B::openblas, K::gemm, "openblas", DType::f32},
       {B::onednn, K::gemm, "onednn", DType::f32},
+      {B::onednn, K::gemm, "onednn-packed", DType::f32},
       {B::onednn, K::gemm, "onednn-bf16", DType::bf16},
+      {B::onednn, K::gemm, "onednn-bf16-packed", DType::bf16},
       {B::cuda, K::gemm, "cuda-naive", DType::f32},
       {B::cuda, K::gemm, "cuda-tiled", DType::f32},
       {B::cuda, K::gemm, "cuda-regtile", DType::f32},
@@ -134,6 +138,16 @@ const Registry& registry() {
     return r;
   }();
   return all;
+}
+
+std::string openblas_core_for(const std::string& detected, bool avx2, bool avx512) {
+  // Cores older than AVX: what OpenBLAS (0.3.21 on an Emerald Rapids VM) falls back to when it
+  // does not know the CPU model; its kernels there ran 5x below oneDNN.
+  static const std::set<std::string> pre_avx = {"Prescott", "Katmai", "Coppermine", "Northwood", "Banias", "Core2",
+                                                "Penryn", "Dunnington", "Nehalem", "Atom", "Sandybridge"};
+  if (!pre_avx.count(detected)) return {};
+  if (avx512) return "SkylakeX";
+  return avx2 ? "Haswell" : "";
 }
 
 }  // namespace ladder

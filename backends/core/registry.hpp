@@ -2,6 +2,7 @@
 // a static library's linker may drop them). Names flow from here into cases, JSON and tables.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,16 +22,29 @@ struct PeakProbe {
   double (*loop)(std::int64_t iterations) = nullptr;
 };
 
+// An environment a library reads only when it loads, which the program must set and re-execute
+// itself with (OpenBLAS's OPENBLAS_CORETYPE where its detection picks a core below the CPU's ISA).
+struct EnvironmentFix {
+  std::vector<std::pair<std::string, std::string>> variables;
+  std::string reason;  // said on the console and kept in the context
+};
+
 struct Registry {
   std::vector<GemmRung> gemm;  // in ladder order: each rung removes one layer from the one above
   std::vector<PeakProbe> peak_probes;
   // Backends' own facts for the JSON context (library versions, configurations).
   std::vector<std::pair<std::string, std::function<std::string()>>> context;
+  // Asked once at start-up; where one answers, the program sets it and runs itself again.
+  std::vector<std::function<std::optional<EnvironmentFix>()>> environment_fixes;
 
   void add(GemmRung rung);
   void add(PeakProbe probe);
   const GemmRung* find_gemm(std::string_view name) const;
 };
+
+// The core type OpenBLAS should run on a CPU with these ISA extensions where its detection gave
+// `detected`: empty where that one is right (or no better one applies).
+std::string openblas_core_for(const std::string& detected, bool avx2, bool avx512);
 
 void register_cpu(Registry& registry);
 void register_openblas(Registry& registry);

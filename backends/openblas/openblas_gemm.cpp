@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -15,18 +16,13 @@
 namespace ladder {
 namespace {
 
-// The kernels OpenBLAS chose, and, where it fell back to a pre-AVX core on a CPU with AVX2 (its
-// 0.3.21 took an Emerald Rapids Xeon for a Prescott and ran 5x below oneDNN), how to get its own.
+// The kernels OpenBLAS chose, and whether ladderbench chose them for it (openblas_core_fix).
 std::string chosen_core() {
-  static const std::set<std::string> pre_avx = {"Prescott", "Katmai", "Coppermine", "Northwood", "Banias", "Core2",
-                                                "Penryn", "Dunnington", "Nehalem", "Atom"};
-  std::string core = openblas_get_corename();
-  std::string text = "OpenBLAS " + core + " kernels";
-  if (const char* forced = std::getenv("OPENBLAS_CORETYPE"); forced && *forced)
+  std::string text = "OpenBLAS " + std::string(openblas_get_corename()) + " kernels";
+  if (const char* detected = std::getenv("LADDER_OPENBLAS_DETECTED"); detected && *detected)
+    text += std::string(" (OPENBLAS_CORETYPE set by ladderbench: OpenBLAS took this CPU for a ") + detected + ")";
+  else if (const char* forced = std::getenv("OPENBLAS_CORETYPE"); forced && *forced)
     text += std::string(" (OPENBLAS_CORETYPE=") + forced + ")";
-  else if (pre_avx.count(core) && cpu_features().avx2)
-    text += std::string(" (CPU not recognised: OPENBLAS_CORETYPE=") + (cpu_features().avx512f ? "SkylakeX" : "Haswell") +
-            " selects tuned ones)";
   return text;
 }
 
@@ -39,6 +35,17 @@ std::string openblas_build() {
 }
 
 }  // namespace
+
+std::optional<EnvironmentFix> openblas_core_fix() {
+  if (const char* forced = std::getenv("OPENBLAS_CORETYPE"); forced && *forced) return std::nullopt;  // the user's
+  const std::string detected = openblas_get_corename();
+  const std::string core = openblas_core_for(detected, cpu_features().avx2 && max_isa() >= Isa::avx2,
+                                             cpu_features().avx512f && max_isa() >= Isa::avx512);
+  if (core.empty()) return std::nullopt;
+  return EnvironmentFix{{{"OPENBLAS_CORETYPE", core}, {"LADDER_OPENBLAS_DETECTED", detected}},
+                        "OpenBLAS took this CPU for a " + detected + "; running it with OPENBLAS_CORETYPE=" + core +
+                            ", the kernels of its ISA"};
+}
 
 GemmRung openblas_rung() {
   GemmRung rung;
@@ -75,7 +82,8 @@ void register_openblas(Registry& r) {
     openblas_set_num_threads(omp_get_max_threads());  // as every use of it sets them
     return std::to_string(openblas_get_num_threads());
   });
-  r.context.emplace_back("openblas_core", [] { return std::string(openblas_get_corename()); });
+  r.context.emplace_back("openblas_core", [] { return chosen_core(); });
+  r.environment_fixes.emplace_back(openblas_core_fix);
 }
 
 }  // namespace ladder
