@@ -22,7 +22,8 @@ fi
 required=(build-essential cmake ninja-build git pkg-config libbenchmark-dev libfmt-dev libgtest-dev
           nlohmann-json3-dev python3 python3-venv)
 # The OpenMP build of OpenBLAS where the distribution has it (its threads and ours share a pool).
-optional=(libdnnl-dev ocl-icd-opencl-dev libopenblas-openmp-dev libbenchmark-tools)
+# NumPy and PyTorch are rungs (numpy, torch: Python calling a library), measured, not used as tools.
+optional=(libdnnl-dev ocl-icd-opencl-dev libopenblas-openmp-dev libbenchmark-tools python3-numpy python3-torch)
 if $for_tests; then
   case "$distribution" in
     # Ubuntu's chromium is a snap wrapper that fails in containers: its browser test is skipped.

@@ -112,6 +112,7 @@ const Registry& registry() {
 #ifdef LADDER_HAVE_CUDA
     register_cuda(r);
 #endif
+    register_python(r);
     for (const auto& o : optional_rungs()) {
       if (o.kind != RungKind::gemm || backend_built(o.backend)) continue;
       GemmRung placeholder;

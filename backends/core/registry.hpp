@@ -47,6 +47,7 @@ struct Registry {
 std::string openblas_core_for(const std::string& detected, bool avx2, bool avx512);
 
 void register_cpu(Registry& registry);
+void register_python(Registry& registry);
 void register_openblas(Registry& registry);
 void register_onednn(Registry& registry);
 void register_cuda(Registry& registry);

@@ -1,0 +1,79 @@
+# The GEMM as a Python user calls a library: one matmul call from the real interpreter, timed
+# around the call, so the interpreter's and the library's dispatch are in the figure. Started
+# once per case by the C++ rung, it answers commands on stdin, one per line:
+#   run       one C = A·B, timed; prints the seconds
+#   output    writes C to the output file (float32, row-major); prints "ok"
+#   poison    fills C with NaN (so that a call that skips its work shows); prints "ok"
+# Usage: library_matmul.py LIBRARY n a.bin b.bin c.bin, LIBRARY one of numpy, torch.
+# It prints one line first: "ready <what ran: library, version, BLAS and threads>", or
+# "unavailable <why>" and exits.
+import sys
+import time
+
+
+def numpy_kernel(np, a, b):
+    c = np.empty_like(a)
+
+    def run():
+        np.matmul(a, b, out=c)
+
+    def describe():
+        threads = ""
+        try:
+            from threadpoolctl import threadpool_info
+            pools = [f"{p['internal_api']} {p['version']} x{p['num_threads']}" for p in threadpool_info()]
+            threads = ", " + ", ".join(pools)
+        except ImportError:
+            config = getattr(np, "__config__", None)
+            blas = getattr(config, "CONFIG", {}).get("Build Dependencies", {}).get("blas", {}) if config else {}
+            threads = f", BLAS {blas.get('name', '?')} {blas.get('version', '')}".rstrip()
+        return f"NumPy {np.__version__}{threads}"
+
+    return run, (lambda: c), describe
+
+
+def torch_kernel(np, a, b):
+    import torch
+    ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+    tc = torch.empty_like(ta)
+
+    def run():
+        torch.matmul(ta, tb, out=tc)
+
+    def describe():
+        return f"PyTorch {torch.__version__} CPU, {torch.get_num_threads()} threads"
+
+    return run, (lambda: tc.numpy()), describe
+
+
+def main():
+    library, n = sys.argv[1], int(sys.argv[2])
+    a_path, b_path, c_path = sys.argv[3:6]
+    try:
+        import numpy as np
+        make = {"numpy": numpy_kernel, "torch": torch_kernel}[library]
+        a = np.fromfile(a_path, dtype=np.float32).reshape(n, n)
+        b = np.fromfile(b_path, dtype=np.float32).reshape(n, n)
+        run, output, describe = make(np, a, b)
+    except Exception as e:  # an import that fails is the rung's reason to be unavailable
+        print(f"unavailable {library}: {e.__class__.__name__}: {e}".replace("\n", " "), flush=True)
+        return
+    print(f"ready {describe()}", flush=True)
+    for line in sys.stdin:
+        command = line.strip()
+        if command == "run":
+            start = time.perf_counter()
+            run()
+            print(repr(time.perf_counter() - start), flush=True)
+        elif command == "output":
+            output().astype(np.float32).tofile(c_path)
+            print("ok", flush=True)
+        elif command == "poison":
+            output()[...] = float("nan")
+            print("ok", flush=True)
+        elif command == "quit":
+            return
+
+
+if __name__ == "__main__":
+    main()

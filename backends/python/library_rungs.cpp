@@ -1,0 +1,176 @@
+// Rungs numpy and torch: the GEMM as a Python user writes it, `numpy.matmul(a, b)` or
+// `torch.matmul(a, b)` on f32 arrays, called from the real interpreter. What changed from the
+// `python` rung: the triple loop is one call into a compiled BLAS (NumPy's OpenBLAS, PyTorch's
+// own), so the interpreter runs one dispatch instead of n^3 multiply-adds; against the `openblas`
+// rung what remains is the interpreter's and the library's per-call cost (the overhead suite's
+// small sizes show it). The interpreter starts once per case (library_matmul.py answers
+// commands on a pipe) and times each call itself, the call from Python included.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include "../core/registry.hpp"
+#include "library_matmul_py.hpp"  // generated: kLibraryMatmulPy, the text of library_matmul.py
+
+namespace ladder {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The interpreters a user may mean: LADDER_PYTHON alone where set, else every python3 on PATH,
+// then the distribution's /usr/bin/python3 (where Debian's python3-numpy and python3-torch go).
+std::vector<std::string> candidate_pythons() {
+  if (const char* env = std::getenv("LADDER_PYTHON"); env && *env) return {env};
+  std::vector<std::string> found;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  for (std::size_t start = 0; start <= dirs.size();) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const fs::path candidate = fs::path(dirs.substr(start, end - start)) / "python3";
+    if (access(candidate.c_str(), X_OK) == 0) found.push_back(candidate.string());
+    start = end + 1;
+  }
+  found.push_back("/usr/bin/python3");
+  return found;
+}
+
+// The first interpreter that imports `module`, or empty; asked once per module.
+std::string python_with(const std::string& module) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> found;
+  std::lock_guard lock(mutex);
+  if (auto it = found.find(module); it != found.end()) return it->second;
+  std::string chosen;
+  for (const auto& python : candidate_pythons()) {
+    if (access(python.c_str(), X_OK) != 0) continue;
+    const std::string command = "'" + python + "' -c 'import " + module + "' >/dev/null 2>&1";
+    if (std::system(command.c_str()) == 0) {
+      chosen = python;
+      break;
+    }
+  }
+  return found[module] = chosen;
+}
+
+void write_file(const fs::path& path, const void* data, std::size_t bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+class LibraryKernel final : public GemmKernel {
+ public:
+  LibraryKernel(const GemmOperands& op, const std::string& python, const std::string& library) : op_(op) {
+    char pattern[] = "/tmp/ladderbench-library-XXXXXX";
+    if (!mkdtemp(pattern)) throw std::runtime_error("cannot create a temporary directory");
+    dir_ = pattern;
+    const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(op.n * op.n);
+    write_file(dir_ / "library_matmul.py", kLibraryMatmulPy, std::char_traits<char>::length(kLibraryMatmulPy));
+    write_file(dir_ / "a.bin", op.a, bytes);
+    write_file(dir_ / "b.bin", op.b, bytes);
+    int to_child[2], from_child[2];
+    if (pipe(to_child) != 0 || pipe(from_child) != 0) throw std::runtime_error("cannot create pipes");
+    child_ = fork();
+    if (child_ == 0) {
+      dup2(to_child[0], STDIN_FILENO);
+      dup2(from_child[1], STDOUT_FILENO);
+      close(to_child[1]);
+      close(from_child[0]);
+      const std::string n = std::to_string(op.n), script = (dir_ / "library_matmul.py").string();
+      const std::string a = (dir_ / "a.bin").string(), b = (dir_ / "b.bin").string(), c = (dir_ / "c.bin").string();
+      execl(python.c_str(), python.c_str(), script.c_str(), library.c_str(), n.c_str(), a.c_str(), b.c_str(), c.c_str(),
+            static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    if (child_ < 0) throw std::runtime_error("cannot start " + python);
+    commands_ = fdopen(to_child[1], "w");
+    answers_ = fdopen(from_child[0], "r");
+    const std::string first = answer();
+    if (first.rfind("ready ", 0) != 0) throw std::runtime_error(python + " library_matmul.py: " + first);
+    label_ = first.substr(6) + " (" + python + ")";
+  }
+  ~LibraryKernel() override {
+    if (commands_) {
+      std::fputs("quit\n", commands_);
+      std::fclose(commands_);
+    }
+    if (answers_) std::fclose(answers_);
+    if (child_ > 0) waitpid(child_, nullptr, 0);
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  void run() override { seconds_ = std::strtod(ask("run").c_str(), nullptr); }
+  void copy_output() override {
+    ask("output");
+    std::ifstream in(dir_ / "c.bin", std::ios::binary);
+    in.read(reinterpret_cast<char*>(op_.c), static_cast<std::streamsize>(sizeof(float) * op_.n * op_.n));
+    if (!in) throw std::runtime_error("the library wrote no result");
+  }
+  void poison_output() override { ask("poison"); }
+  std::optional<double> self_timed_seconds() const override { return seconds_; }
+  std::string label() const override { return label_; }
+
+ private:
+  std::string answer() {
+    char line[4096] = {};
+    if (!std::fgets(line, sizeof line, answers_)) throw std::runtime_error("the Python library process ended");
+    std::string text = line;
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+    return text;
+  }
+  std::string ask(const char* command) {
+    if (std::fprintf(commands_, "%s\n", command) < 0 || std::fflush(commands_) != 0)
+      throw std::runtime_error("the Python library process does not listen");
+    return answer();
+  }
+
+  GemmOperands op_;
+  fs::path dir_;
+  pid_t child_ = -1;
+  FILE* commands_ = nullptr;
+  FILE* answers_ = nullptr;
+  std::string label_;
+  double seconds_ = 0;
+};
+
+GemmRung library_rung(const std::string& name, const std::string& module, const std::string& package, std::string summary) {
+  GemmRung rung;
+  rung.name = name;
+  rung.threading = Threading::all_cores;
+  rung.picks_own_threads = true;  // the library's own pool; small calls run on one thread
+  rung.self_timed = true;
+  rung.mechanism = "Python library call";
+  rung.summary = std::move(summary);
+  rung.unavailable_reason = [module, package] {
+    return python_with(module).empty() ? "no python3 on PATH (nor /usr/bin/python3) imports " + module + " (Debian: apt-get install " +
+                                             package + "; or set LADDER_PYTHON)"
+                                       : std::string();
+  };
+  rung.prepare = [module](const GemmOperands& op) {
+    return std::unique_ptr<GemmKernel>(std::make_unique<LibraryKernel>(op, python_with(module), module));
+  };
+  return rung;
+}
+
+}  // namespace
+
+void register_python(Registry& r) {
+  // A closed pipe to a Python process that ended must be an error to report, not a signal.
+  signal(SIGPIPE, SIG_IGN);
+  r.add(library_rung("numpy", "numpy", "python3-numpy", "numpy.matmul on f32 arrays, from the real interpreter (one call timed)"));
+  r.add(library_rung("torch", "torch", "python3-torch", "torch.matmul on f32 CPU tensors, from the real interpreter (one call timed)"));
+}
+
+}  // namespace ladder
