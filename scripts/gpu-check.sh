@@ -116,7 +116,7 @@ if [ "${LADDER_GPU_DEPS:-}" != force ] && { [ -e $lib/openblas-pthread/libopenbl
   sources+=("OpenBLAS: host")
 else
   use OpenBLAS $lib/openblas-openmp/libopenblas.so $lib/openblas-openmp/libopenblas.so.0 \
-    -DOPENBLAS_LIBRARY="$root$lib/openblas-openmp/libopenblas.so" -DOPENBLAS_INCLUDE_DIR="$root/usr/include/x86_64-linux-gnu/openblas-openmp" || true
+    -DLADDER_OPENBLAS_LIBRARY="$root$lib/openblas-openmp/libopenblas.so" -DLADDER_OPENBLAS_INCLUDE_DIR="$root/usr/include/x86_64-linux-gnu/openblas-openmp" || true
 fi
 use oneDNN $lib/cmake/dnnl/dnnl-config.cmake "$lib/libdnnl.so" -Ddnnl_DIR="$root$lib/cmake/dnnl" -DOpenCL_LIBRARY="$root$lib/libOpenCL.so.1" \
   -DOpenCL_INCLUDE_DIR="$root/usr/include" || true

@@ -7,8 +7,19 @@
 # Usage: library_matmul.py LIBRARY n a.bin b.bin c.bin, LIBRARY one of numpy, torch.
 # It prints one line first: "ready <what ran: library, version, BLAS and threads>", or
 # "unavailable <why>" and exits.
+import os
 import sys
 import time
+
+
+def loaded_blas():
+    """The BLAS shared libraries mapped into this process, by their real file names."""
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if "blas" in line.lower() and ".so" in line}
+    except OSError:
+        return "?"
+    return ", ".join(sorted(os.path.basename(os.path.realpath(p)) for p in paths)) or "?"
 
 
 def numpy_kernel(np, a, b):
@@ -23,10 +34,8 @@ def numpy_kernel(np, a, b):
             from threadpoolctl import threadpool_info
             pools = [f"{p['internal_api']} {p['version']} x{p['num_threads']}" for p in threadpool_info()]
             threads = ", " + ", ".join(pools)
-        except ImportError:
-            config = getattr(np, "__config__", None)
-            blas = getattr(config, "CONFIG", {}).get("Build Dependencies", {}).get("blas", {}) if config else {}
-            threads = f", BLAS {blas.get('name', '?')} {blas.get('version', '')}".rstrip()
+        except ImportError:  # without threadpoolctl: the BLAS library the process has loaded
+            threads = f", BLAS {loaded_blas()}"
         return f"NumPy {np.__version__}{threads}"
 
     return run, (lambda: c), describe
