@@ -24,6 +24,8 @@ import pathlib
 import re
 import sys
 
+from ladderreport.runs import finite as finite_number  # one definition of a usable number
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
 LADDER_SIZE = 1024  # the GEMM ladder's size, as in ladderbench
@@ -108,17 +110,6 @@ def safe_slug(text):
     slug = re.sub(r"[^a-z0-9._-]+", "-", str(text).lower()).strip("-.")
     slug = re.sub(r"\.{2,}", ".", slug)
     return slug[:120]
-
-
-def finite_number(value):
-    """The value as a finite float, or None (strings holding numbers count; NaN, inf, bools do not)."""
-    if isinstance(value, bool):
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError, OverflowError):
-        return None
-    return number if math.isfinite(number) else None
 
 
 def clean_context(path, context):

@@ -18,7 +18,8 @@
 #include <stdexcept>
 
 #include "../core/registry.hpp"
-#include "library_matmul_py.hpp"  // generated: kLibraryMatmulPy, the text of library_matmul.py
+#include "library_matmul_py.hpp"
+#include "python_process.hpp"  // generated: kLibraryMatmulPy, the text of library_matmul.py
 
 namespace ladder {
 namespace {
@@ -28,18 +29,8 @@ namespace fs = std::filesystem;
 // The interpreters a user may mean: LADDER_PYTHON alone where set, else every python3 on PATH,
 // then the distribution's /usr/bin/python3 (where Debian's python3-numpy and python3-torch go).
 std::vector<std::string> candidate_pythons() {
-  if (const char* env = std::getenv("LADDER_PYTHON"); env && *env) return {env};
-  std::vector<std::string> found;
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  for (std::size_t start = 0; start <= dirs.size();) {
-    std::size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    const fs::path candidate = fs::path(dirs.substr(start, end - start)) / "python3";
-    if (access(candidate.c_str(), X_OK) == 0) found.push_back(candidate.string());
-    start = end + 1;
-  }
-  found.push_back("/usr/bin/python3");
+  std::vector<std::string> found = pythons_on_path();
+  if (!std::getenv("LADDER_PYTHON")) found.push_back("/usr/bin/python3");
   return found;
 }
 
@@ -61,12 +52,6 @@ std::string python_with(const std::string& module) {
   return found[module] = chosen;
 }
 
-void write_file(const fs::path& path, const void* data, std::size_t bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-
 class LibraryKernel final : public GemmKernel {
  public:
   LibraryKernel(const GemmOperands& op, const std::string& python, const std::string& library) : op_(op) {
@@ -74,9 +59,9 @@ class LibraryKernel final : public GemmKernel {
     if (!mkdtemp(pattern)) throw std::runtime_error("cannot create a temporary directory");
     dir_ = pattern;
     const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(op.n * op.n);
-    write_file(dir_ / "library_matmul.py", kLibraryMatmulPy, std::char_traits<char>::length(kLibraryMatmulPy));
-    write_file(dir_ / "a.bin", op.a, bytes);
-    write_file(dir_ / "b.bin", op.b, bytes);
+    write_binary_file(dir_ / "library_matmul.py", kLibraryMatmulPy, std::char_traits<char>::length(kLibraryMatmulPy));
+    write_binary_file(dir_ / "a.bin", op.a, bytes);
+    write_binary_file(dir_ / "b.bin", op.b, bytes);
     int to_child[2], from_child[2];
     if (pipe(to_child) != 0 || pipe(from_child) != 0) throw std::runtime_error("cannot create pipes");
     child_ = fork();

@@ -16,6 +16,7 @@ def warn(message):
 
 
 def finite(value):
+    """The value as a finite float, or None (strings holding numbers count; NaN, inf, bools do not)."""
     if isinstance(value, bool):
         return None
     try:

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "../../core/registry.hpp"
+#include "../../python/python_process.hpp"
 #include "matmul_py.hpp"  // generated: kMatmulPy, the text of matmul.py
 
 namespace ladder {
@@ -19,31 +20,14 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string find_python() {
-  if (const char* env = std::getenv("LADDER_PYTHON"); env && *env)
-    return access(env, X_OK) == 0 ? std::string(env) : std::string();
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  std::size_t start = 0;
-  while (start <= dirs.size()) {
-    std::size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    fs::path candidate = fs::path(dirs.substr(start, end - start)) / "python3";
-    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
-    start = end + 1;
-  }
-  return {};
+  const auto found = pythons_on_path();
+  return found.empty() || access(found.front().c_str(), X_OK) != 0 ? std::string() : found.front();
 }
 
 std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
   return out + "'";
-}
-
-void write_file(const fs::path& path, const void* data, std::size_t bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-  if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
 class PythonKernel final : public GemmKernel {
@@ -53,9 +37,9 @@ class PythonKernel final : public GemmKernel {
     if (!mkdtemp(pattern)) throw std::runtime_error("cannot create a temporary directory");
     dir_ = pattern;
     const std::size_t bytes = sizeof(float) * op.n * op.n;
-    write_file(dir_ / "matmul.py", kMatmulPy, std::char_traits<char>::length(kMatmulPy));
-    write_file(dir_ / "a.bin", op.a, bytes);
-    write_file(dir_ / "b.bin", op.b, bytes);
+    write_binary_file(dir_ / "matmul.py", kMatmulPy, std::char_traits<char>::length(kMatmulPy));
+    write_binary_file(dir_ / "a.bin", op.a, bytes);
+    write_binary_file(dir_ / "b.bin", op.b, bytes);
   }
   ~PythonKernel() override {
     std::error_code ignored;
