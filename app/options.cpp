@@ -40,7 +40,7 @@ Options:
   --sizes LIST      GEMM sizes n, comma-separated positive integers (replaces the profile's)
   --model H,W,C,L,N the model suite at this configuration (L layers, N heads) instead of the
                     profile's named ones (tiny, small, medium, large)
-  --profile NAME    quick: every rung at n=1024 and 2048, once (under a minute here);
+  --profile NAME    quick: every rung at n=1024 and 2048, once (about five minutes on 2 cores);
                     full (the default): n=64..4096, each case 3 times in random order across
                     cases (medians in the table);
                     smoke: every case at tiny sizes, for tests (its figures mean nothing)
