@@ -11,6 +11,19 @@
 #include <optional>
 
 namespace ladder {
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  for (;;) {
+    auto at = text.find(separator, start);
+    items.push_back(text.substr(start, at - start));
+    if (at == std::string::npos) break;
+    start = at + 1;
+  }
+  return items;
+}
+
 namespace {
 
 struct CaseName {
@@ -20,14 +33,7 @@ struct CaseName {
 
 // "gemm/avx512/f32/n:1024/real_time" → its parts (the size field may be k:, bytes:, ops:).
 std::optional<CaseName> parse_case_name(const std::string& name) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (;;) {
-    auto slash = name.find('/', start);
-    parts.push_back(name.substr(start, slash - start));
-    if (slash == std::string::npos) break;
-    start = slash + 1;
-  }
+  const std::vector<std::string> parts = split(name, '/');
   if (parts.size() < 4 || parts[3].find(':') == std::string::npos) return std::nullopt;
   CaseName c{parts[0], parts[1], parts[2], 0};
   try {

@@ -26,6 +26,9 @@ std::string run_error(const Run& run) {
   else return run.skip_message;
 }
 
+// The pieces of `text` between separators, empty ones included ("a,,b" → a, "", b).
+std::vector<std::string> split(const std::string& text, char separator);
+
 // --benchmark_min_time=<value> as this build's Google Benchmark reads it (`version`: "1.7.1",
 // "1.8.3"). 1.8 takes "<seconds>s" (or "<n>x", iterations) and warns on every case at a bare
 // number, the only form 1.7 reads; seconds are written in the library's form either way.

@@ -2,11 +2,9 @@
 // reference, timed by Google Benchmark, and set against this machine's measured peaks.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
-#include <chrono>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <thread>
 #include <unistd.h>
 
 #include <cstdio>
@@ -156,7 +154,6 @@ void apply_environment_fixes(char** argv) {
 }
 
 int run(int argc, char** argv) {
-  using namespace ladder;
   Options opt = parse_options(argc, argv);
   if (!opt.list && !opt.print_machine_id) apply_environment_fixes(argv);
   if (auto error = max_isa_error(); !error.empty()) usage_error(error);
@@ -280,13 +277,12 @@ int run(int argc, char** argv) {
   }
 
   const CpuSample before = sample_cpu();
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  for (const auto& warning : startup_noise_warnings(before, sample_cpu(), machine.logical_cpus, machine.threads))
-    std::fprintf(stderr, "ladderbench: warning: %s\n", warning.c_str());
   std::fprintf(stderr, "ladderbench: %s, %d threads, %zu cases; measuring the machine's ceilings ...\n",
                machine.cpu_model.c_str(), machine.threads, cases.size());
   ceilings = opt.list_tests ? Ceilings{} : measure_ceilings(reg, machine, opt.profile == "smoke");
   if (!opt.list_tests) std::fputs(format_ceilings(ceilings).c_str(), stderr);
+  for (const auto& warning : startup_noise_warnings(before, sample_cpu(), machine.logical_cpus, machine.threads))
+    std::fprintf(stderr, "ladderbench: warning: %s\n", warning.c_str());
   add_context(machine, ceilings, opt.sizes ? "custom sizes" : opt.profile);
   for (const auto& note : array_cap_notes()) benchmark::AddCustomContext("array_size_capped", note);
 

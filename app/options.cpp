@@ -77,18 +77,6 @@ hand-written ISA rungs and probes (scalar, avx2, avx512, avx512_bf16, amx).
 )";
 
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::size_t start = 0;
-  for (;;) {
-    auto comma = text.find(',', start);
-    items.push_back(text.substr(start, comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return items;
-}
-
 std::int64_t parse_size(const std::string& text) {
   if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos ||
       std::stoll(text) <= 0)
@@ -166,14 +154,14 @@ Options parse_options(int argc, char** argv) {
     } else if (name == "--no-cap") {
       o.uncapped = true;
     } else if (name == "--suite") {
-      for (auto& s : split_list(take_value())) {
+      for (auto& s : split(take_value(), ',')) {
         if (std::find(kSuites.begin(), kSuites.end(), s) == kSuites.end())
           usage_error(fmt::format("unknown suite '{}' (available: gemm, stream, cache, roofline, overhead, pcie, model, model-sweep)", s));
         o.suites.insert(s);
       }
     } else if (name == "--rungs") {
       const auto known = known_rungs();
-      for (auto& r : split_list(take_value())) {
+      for (auto& r : split(take_value(), ',')) {
         if (std::find(known.begin(), known.end(), r) == known.end()) {
           std::string list;
           for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
@@ -183,7 +171,7 @@ Options parse_options(int argc, char** argv) {
       }
     } else if (name == "--sizes") {
       std::vector<std::int64_t> sizes;
-      for (auto& s : split_list(take_value())) sizes.push_back(parse_size(s));
+      for (auto& s : split(take_value(), ',')) sizes.push_back(parse_size(s));
       o.sizes = sizes;
     } else if (name == "--model") {
       o.model_config = take_value();

@@ -35,11 +35,21 @@ CpuSample sample_cpu() {
   return s;
 }
 
+namespace {
+
+// CPU time others took between two samples (busy time that was not ours), and what a hypervisor stole.
+double others_busy(const CpuSample& before, const CpuSample& after) {
+  return std::max(0.0, (after.busy_seconds - before.busy_seconds) - (after.self_seconds - before.self_seconds));
+}
+double stolen(const CpuSample& before, const CpuSample& after) { return std::max(0.0, after.steal_seconds - before.steal_seconds); }
+
+}  // namespace
+
 double others_share(const CpuSample& before, const CpuSample& after, int logical_cpus) {
   const double wall = after.wall_seconds - before.wall_seconds;
-  if (wall <= 0 || logical_cpus <= 0) return 0;
-  const double others = std::max(0.0, (after.busy_seconds - before.busy_seconds) - (after.self_seconds - before.self_seconds));
-  return (others + std::max(0.0, after.steal_seconds - before.steal_seconds)) / (wall * logical_cpus);
+  // /proc/stat counts in ticks of 10 ms: a shorter window says nothing.
+  if (wall < kShortestNoiseWindow || logical_cpus <= 0) return 0;
+  return (others_busy(before, after) + stolen(before, after)) / (wall * logical_cpus);
 }
 
 std::vector<std::string> startup_noise_warnings(const CpuSample& before, const CpuSample& after, int logical_cpus, int threads) {
@@ -48,7 +58,8 @@ std::vector<std::string> startup_noise_warnings(const CpuSample& before, const C
     warnings.push_back(fmt::format("{} threads on {} logical CPUs (OMP_NUM_THREADS?): the all-core rungs oversubscribe the cores",
                                    threads, logical_cpus));
   if (const double share = others_share(before, after, logical_cpus); share > kNoisyOtherShare)
-    warnings.push_back(fmt::format("other processes are using {:.0f}% of the CPUs' time now: the figures will read low and vary",
+    warnings.push_back(fmt::format("other processes took {:.0f}% of the CPUs' time while the ceilings were measured: the "
+                                   "figures will read low and vary",
                                    100 * share));
   return warnings;
 }
@@ -57,11 +68,11 @@ NoiseReport assess_noise(const CpuSample& before, const CpuSample& after, int lo
                          const std::vector<PeakPair>& peaks) {
   NoiseReport r;
   const double wall = after.wall_seconds - before.wall_seconds;
-  r.other_cpu_seconds = std::max(0.0, (after.busy_seconds - before.busy_seconds) - (after.self_seconds - before.self_seconds));
-  r.steal_seconds = std::max(0.0, after.steal_seconds - before.steal_seconds);
+  r.other_cpu_seconds = others_busy(before, after);
+  r.steal_seconds = stolen(before, after);
   r.load_before = before.load_average;
   r.load_after = after.load_average;
-  if (wall > 0 && logical_cpus > 0) r.other_share = (r.other_cpu_seconds + r.steal_seconds) / (wall * logical_cpus);
+  r.other_share = others_share(before, after, logical_cpus);
   if (r.other_share > kNoisyOtherShare)
     r.reasons.push_back(fmt::format("other processes (or the hypervisor) took {:.0f}% of the CPUs' time during the run "
                                     "({:.1f} s busy, {:.1f} s stolen, over {:.0f} s on {} CPUs)",

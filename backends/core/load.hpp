@@ -41,12 +41,15 @@ struct PeakPair {
 NoiseReport assess_noise(const CpuSample& before, const CpuSample& after, int logical_cpus, int threads,
                          const std::vector<PeakPair>& peaks);
 
-// The share of all CPUs' time that others took (or the hypervisor stole) between two samples.
+// The share of all CPUs' time that others took (or the hypervisor stole) between two samples; 0
+// for a window shorter than kShortestNoiseWindow seconds.
+inline constexpr double kShortestNoiseWindow = 0.5;
 double others_share(const CpuSample& before, const CpuSample& after, int logical_cpus);
 
-// The warnings known before anything is measured, from two samples a moment apart while this
-// process is idle: more threads than CPUs, others busy now. (The load average is recorded but not
-// judged: it still carries the minute before the run, the build that preceded it included.)
+// The warnings known before any case runs, from samples around the ceilings' measurement (others'
+// time counts whatever this process does meanwhile): more threads than CPUs, others busy. (The
+// load average is recorded but not judged: it still carries the minute before the run, the build
+// that preceded it included.)
 std::vector<std::string> startup_noise_warnings(const CpuSample& before, const CpuSample& after, int logical_cpus, int threads);
 
 }  // namespace ladder

@@ -55,9 +55,13 @@ void reference_gemm(std::int64_t n, const float* a, const float* b, double* c) {
   reference_gemm_rows(n, a, b, rows, c);
 }
 
-std::vector<std::int64_t> verified_rows(std::int64_t n) {
+std::int64_t verified_row_count(std::int64_t n) {
   const double row_flops = 2.0 * static_cast<double>(n) * static_cast<double>(n);
-  const auto count = std::min<std::int64_t>(n, std::max<std::int64_t>(64, static_cast<std::int64_t>(kReferenceFlopBudget / row_flops)));
+  return std::min<std::int64_t>(n, std::max<std::int64_t>(64, static_cast<std::int64_t>(kReferenceFlopBudget / row_flops)));
+}
+
+std::vector<std::int64_t> verified_rows(std::int64_t n) {
+  const std::int64_t count = verified_row_count(n);
   std::vector<std::int64_t> rows;
   rows.reserve(static_cast<std::size_t>(count));
   if (count == n) {
@@ -158,48 +162,39 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
 
   const GemmInputs& in = cached_gemm_inputs(gemm_case.n);
   AlignedBuffer<float> c(in.n * in.n);
-  const auto poison = [&c] { std::fill(c.data(), c.data() + c.size(), std::numeric_limits<float>::quiet_NaN()); };
   GemmOperands op = operands(in, c.data());
-  std::unique_ptr<GemmKernel> kernel;
-  double loop_seconds = 0;
-  try {
-    kernel = rung.prepare(op);
-    poison();
+  // A kernel's exceptions (and running out of memory) become the case's error in register_cases.
+  std::unique_ptr<GemmKernel> kernel = rung.prepare(op);
+  const auto poison = [&] {
+    std::fill(c.data(), c.data() + c.size(), std::numeric_limits<float>::quiet_NaN());
     kernel->poison_output();
-    const auto start = std::chrono::steady_clock::now();
-    for (auto _ : state) {
-      kernel->run();
-      if (auto seconds = kernel->self_timed_seconds()) {
-        state.SetIterationTime(*seconds);
-        loop_seconds += *seconds;
-      }
-      benchmark::DoNotOptimize(c.data());
-      benchmark::ClobberMemory();
-    }
-    if (!rung.self_timed) loop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    // Verified again after timing: the output the timed calls left, then (where more than one call
-    // was timed) one more call on a poisoned C, so that a kernel right once and idle after fails.
+  };
+  const auto verified = [&](const char* when) {
     kernel->copy_output();
-    if (Verdict after = check_gemm_output(rung.dtype, in, c.data()); !after.ok) {
-      state.SkipWithError(("the output after timing is wrong: " + after.message).c_str());
-      return;
+    const Verdict v = check_gemm_output(rung.dtype, in, c.data());
+    if (!v.ok) state.SkipWithError((when + v.message).c_str());
+    return v.ok;
+  };
+  double loop_seconds = 0;
+  poison();
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    kernel->run();
+    if (auto seconds = kernel->self_timed_seconds()) {
+      state.SetIterationTime(*seconds);
+      loop_seconds += *seconds;
     }
-    if (state.iterations() > 1) {
-      poison();
-      kernel->poison_output();
-      kernel->run();
-      kernel->copy_output();
-      if (Verdict again = check_gemm_output(rung.dtype, in, c.data()); !again.ok) {
-        state.SkipWithError(("a call after timing left a wrong output: " + again.message).c_str());
-        return;
-      }
-    }
-  } catch (const std::bad_alloc&) {
-    state.SkipWithError(fmt::format("{} ran out of memory", gemm_case.name).c_str());
-    return;
-  } catch (const std::exception& e) {
-    state.SkipWithError(fmt::format("{} failed: {}", gemm_case.name, e.what()).c_str());
-    return;
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  if (!rung.self_timed) loop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // Verified again after timing: the output the timed calls left, then (where more than one call
+  // was timed) one more call on a poisoned C, so that a kernel right once and idle after fails.
+  if (!verified("the output after timing is wrong: ")) return;
+  if (state.iterations() > 1) {
+    poison();
+    kernel->run();
+    if (!verified("a call after timing left a wrong output: ")) return;
   }
   // A rate well above the machine's measured peak is no measurement: the work was not done.
   if (ceilings && loop_seconds > 0) {
@@ -291,7 +286,7 @@ const GemmInputs& cached_gemm_inputs(std::int64_t n) {
 
 double gemm_inputs_bytes(std::int64_t n) {
   const double elements = static_cast<double>(n) * static_cast<double>(n);
-  const double reference_elements = static_cast<double>(verified_rows(n).size()) * static_cast<double>(n);
+  const double reference_elements = static_cast<double>(verified_row_count(n)) * static_cast<double>(n);
   // A and B in f32, bf16 and f16; three references in double (f32, bf16 and f16 inputs).
   return elements * (4 + 4 + 2 + 2 + 2 + 2) + reference_elements * 8 * 3;
 }
