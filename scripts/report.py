@@ -18,13 +18,13 @@ import base64
 import csv
 import html
 import io
-import json
 import math
 import pathlib
 import re
 import sys
 
-from ladderreport.runs import finite as finite_number  # one definition of a usable number
+# One definition each of a usable number, a safe folder name, and how a file is read.
+from ladderreport.runs import finite as finite_number, read_json, read_result_doc, safe_slug, warn
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
@@ -32,10 +32,6 @@ LADDER_SIZE = 1024  # the GEMM ladder's size, as in ladderbench
 # A case whose repetitions' coefficient of variation exceeds this is marked noisy in the tables.
 NOISY_CV = 0.10
 NAME = re.compile(r"^(?P<suite>[^/]+)/(?P<rung>[^/]+)/(?P<dtype>[^/]+)/(?P<key>[a-z_]+):(?P<size>\d+)")
-
-
-def warn(message):
-    print(f"report: {message}", file=sys.stderr)
 
 
 # --- machines: measured (result files) and specified (spec sheets) ---------------------------------
@@ -89,27 +85,10 @@ class Machine:
         return next(c for c in self.cases.values() if c["suite"] == "gemm" and c["rung"] == rung and c["size"] == size)
 
 
-def read_json(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        warn(f"skipping {path}: cannot be read as JSON ({e.__class__.__name__}: {e})")
-        return None
-
-
 # Context keys the report reads as numbers; a value that is not a finite number is dropped.
 NUMERIC_CONTEXT = re.compile(r"(_flops|_seconds|_bytes|_bytes_per_second)$|^threads$|^cpu_logical_cores$|^peak_probe/")
 # Context keys the report reads as text (and puts in titles and file names).
 TEXT_CONTEXT = ("date", "git_sha", "cpu_model", "gpu_name", "ladder_order")
-
-
-def safe_slug(text):
-    """A machine id as it may become a folder name: lower-case letters, digits, '.', '_' and '-',
-    no leading dot, never '..' or a path separator."""
-    slug = re.sub(r"[^a-z0-9._-]+", "-", str(text).lower()).strip("-.")
-    slug = re.sub(r"\.{2,}", ".", slug)
-    return slug[:120]
 
 
 def clean_context(path, context):
@@ -138,11 +117,8 @@ def clean_context(path, context):
 
 
 def load_result_file(path):
-    doc = read_json(path)
+    doc = read_result_doc(path)
     if doc is None:
-        return None
-    if not isinstance(doc, dict) or not isinstance(doc.get("context"), dict) or not isinstance(doc.get("benchmarks"), list):
-        warn(f"skipping {path}: not a Google Benchmark result file")
         return None
     context = clean_context(path, doc["context"])
     if "machine_id" not in context:
@@ -1024,13 +1000,14 @@ def main(argv=None):
     p.add_argument("--case", action="append", help="a regular expression of case names (repeatable; default: "
                    "the GEMM ladder's cases at n = 1024)")
     p.add_argument("--out", default=str(ROOT / "plots"), help="folder for history-<machine>.png/.svg and .md")
-    p.set_defaults(func=lambda a: __import__("ladderreport.history", fromlist=["cmd_history"]).cmd_history(a))
+    p.set_defaults(func=lambda a: __import__("ladderreport.history", fromlist=["cmd_history"]).cmd_history(a),
+                   results_root=RESULTS)
 
     p = sub.add_parser("db", help="every result into one SQLite file (schema: report.py db --schema)")
     p.add_argument("paths", nargs="*", help="result files or folders (default: results/)")
     p.add_argument("--out", default=str(RESULTS / "ladderbench.sqlite"), help="the database file (replaced)")
     p.add_argument("--schema", action="store_true", help="print the schema and exit")
-    p.set_defaults(func=lambda a: __import__("ladderreport.db", fromlist=["cmd_db"]).cmd_db(a))
+    p.set_defaults(func=lambda a: __import__("ladderreport.db", fromlist=["cmd_db"]).cmd_db(a), results_root=RESULTS)
 
     args = parser.parse_args(argv)
     try:

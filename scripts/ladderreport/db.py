@@ -7,7 +7,7 @@ import pathlib
 import sqlite3
 import tempfile
 
-from .runs import finite, result_files, warn, TIME_UNITS, case_name
+from .runs import TIME_UNITS, case_name, finite, read_result_doc, result_files, warn
 
 SCHEMA = """
 -- One result file: one run of ladderbench on one machine.
@@ -61,14 +61,8 @@ SKIP = {"name", "run_name", "run_type", "aggregate_name", "aggregate_unit", "rep
 
 
 def insert_file(db, path):
-    try:
-        doc = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        warn(f"skipping {path}: cannot be read as JSON ({e.__class__.__name__})")
-        return False
-    if not isinstance(doc, dict) or not isinstance(doc.get("context"), dict) or not isinstance(doc.get("benchmarks"), list) \
-            or "machine_id" not in doc["context"]:
-        warn(f"skipping {path}: not a ladderbench result file")
+    doc = read_result_doc(path)
+    if doc is None:
         return False
     ctx = doc["context"]
     text = lambda key: None if ctx.get(key) is None else str(ctx.get(key))  # noqa: E731
@@ -128,8 +122,7 @@ def cmd_db(args):
     if args.schema:
         print(SCHEMA.strip())
         return 0
-    from report import RESULTS
-    runs = build_database(args.paths or [RESULTS], args.out)
+    runs = build_database(args.paths or [args.results_root], args.out)
     if not runs:
         warn("no ladderbench result file found")
         return 1

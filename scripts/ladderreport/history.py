@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from .runs import load_run, result_files, warn
+from .runs import load_run, result_files, safe_slug, warn
 
 DEFAULT_CASES = [r"^gemm/[^/]+/[^/]+/n:1024$"]
 
@@ -37,8 +37,6 @@ def cmd_history(args):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from report import RESULTS, safe_slug  # one definition of where results are and of a safe name
-
     try:
         patterns = args.case or DEFAULT_CASES
         for p in patterns:
@@ -46,7 +44,7 @@ def cmd_history(args):
     except re.error as e:
         warn(f"--case '{e.pattern}' is not a regular expression: {e}")
         return 2
-    runs, folder = machine_runs(args.machine, RESULTS)
+    runs, folder = machine_runs(args.machine, args.results_root)
     if not runs:
         warn(f"no ladderbench result in {folder}")
         return 1

@@ -6,6 +6,7 @@ does."""
 import json
 import math
 import pathlib
+import re
 import sys
 
 TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -13,6 +14,38 @@ TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 def warn(message):
     print(f"report: {message}", file=sys.stderr)
+
+
+def safe_slug(text):
+    """A machine id as it may become a folder name: lower-case letters, digits, '.', '_' and '-',
+    no leading dot, never '..' or a path separator."""
+    slug = re.sub(r"[^a-z0-9._-]+", "-", str(text).lower()).strip("-.")
+    slug = re.sub(r"\.{2,}", ".", slug)
+    return slug[:120]
+
+
+def read_json(path):
+    """The parsed file, or None with one line saying why it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        warn(f"skipping {path}: cannot be read as JSON ({e.__class__.__name__}: {e})")
+        return None
+
+
+def read_result_doc(path):
+    """A ladderbench result file's document (context, benchmarks), or None with one line saying why."""
+    doc = read_json(path)
+    if doc is None:
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("context"), dict) or not isinstance(doc.get("benchmarks"), list):
+        warn(f"skipping {path}: not a Google Benchmark result file")
+        return None
+    if "machine_id" not in doc["context"]:
+        warn(f"skipping {path}: a Google Benchmark file, but not from ladderbench (no machine_id in its context)")
+        return None
+    return doc
 
 
 def finite(value):
@@ -63,20 +96,10 @@ class Run:
 
 def load_run(path):
     """A Run, or None (with one line saying why) where the file is not a ladderbench result."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        warn(f"skipping {path}: cannot be read as JSON ({e.__class__.__name__}: {e})")
+    doc = read_result_doc(path)
+    if doc is None:
         return None
-    if not isinstance(doc, dict) or not isinstance(doc.get("context"), dict) or not isinstance(doc.get("benchmarks"), list):
-        warn(f"skipping {path}: not a Google Benchmark result file")
-        return None
-    context = {str(k): v for k, v in doc["context"].items()}
-    if "machine_id" not in context:
-        warn(f"skipping {path}: not from ladderbench (no machine_id in its context)")
-        return None
-    run = Run(path, context)
+    run = Run(path, {str(k): v for k, v in doc["context"].items()})
     for b in doc["benchmarks"]:
         if not isinstance(b, dict) or not isinstance(b.get("run_name", b.get("name")), str):
             continue
