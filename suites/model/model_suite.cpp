@@ -169,38 +169,35 @@ std::string describe(const Config& c) {
                      c.layers, c.heads);
 }
 
-// One backend on one configuration against the reference; empty when it passes.
+// One backend on one configuration against the reference; empty when it passes. Each pair is
+// checked once per run, whichever cases ask.
 std::string check_backend(const Backend& b, const Config& c) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> verdicts;
+  const std::string key = b.name + "@" + config_key(c);
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = verdicts.find(key); it != verdicts.end()) return it->second;
+  }
+  std::string verdict;
   Output out;
   OpTimes ignored;
   try {
     b.prepare(c, make_weights(c), make_inputs(c)).run(out, ignored);
+    const double error = output_error(out, reference_output(c));
+    if (!(error <= tolerance(b.dtype)))
+      verdict = fmt::format("relative L2 error {:.3g} on {} exceeds {:.0e}", error, describe(c), tolerance(b.dtype));
   } catch (const std::exception& e) {
-    return fmt::format("threw on {}: {}", describe(c), e.what());
+    verdict = fmt::format("threw on {}: {}", describe(c), e.what());
   }
-  const double error = output_error(out, reference_output(c));
-  if (!(error <= tolerance(b.dtype)))
-    return fmt::format("relative L2 error {:.3g} on {} exceeds {:.0e}", error, describe(c), tolerance(b.dtype));
-  return {};
+  std::lock_guard lock(mutex);
+  return verdicts[key] = verdict;
 }
 
-// Verified on tiny and small (every shape's corner cases), and on the configuration it times or,
-// where that one's double reference would cost more than kModelReferenceFlopBudget, on
-// verification_config's reduction of it; once per backend and configuration.
 std::string verify(const Backend& b, const Config& timed) {
-  static std::mutex mutex;
-  static std::map<std::string, std::string> verdicts;
-  std::lock_guard lock(mutex);
-  const Config checked = verification_config(timed);
-  const std::string key = b.name + "@" + config_key(checked);
-  auto it = verdicts.find(key);
-  if (it != verdicts.end()) return it->second;
-  std::string verdict;
-  for (const Config& c : {*named_config("tiny"), *named_config("small"), checked}) {
-    verdict = check_backend(b, c);
-    if (!verdict.empty()) break;
-  }
-  return verdicts[key] = verdict;
+  for (const Config& c : {*named_config("tiny"), *named_config("small"), verification_config(timed)})
+    if (auto verdict = check_backend(b, c); !verdict.empty()) return verdict;
+  return {};
 }
 
 }  // namespace
@@ -371,19 +368,18 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
   poison(out);
   for (auto _ : state) pass.run(out, times);
   // Verified again after timing: what the timed passes left, and one more pass on a poisoned output.
-  for (int check = 0; check < 2; ++check) {
-    if (check == 1) {
-      poison(out);
-      pass.run(out, untimed);
-    }
-    if (const double error = output_error(out, oracle); !(error <= tolerance(b.dtype))) {
-      state.SkipWithError(fmt::format("{}: relative L2 error {:.3g} against {} exceeds {:.0e}",
-                                      check == 0 ? "the output after timing is wrong" : "a pass after timing left a wrong output",
-                                      error, verified_here ? "the reference" : "its own verified pass", tolerance(b.dtype))
-                              .c_str());
-      return;
-    }
-  }
+  const auto verified = [&](const char* when) {
+    const double error = output_error(out, oracle);
+    if (error <= tolerance(b.dtype)) return true;
+    state.SkipWithError(fmt::format("{}: relative L2 error {:.3g} against {} exceeds {:.0e}", when, error,
+                                    verified_here ? "the reference" : "its own verified pass", tolerance(b.dtype))
+                            .c_str());
+    return false;
+  };
+  if (!verified("the output after timing is wrong")) return;
+  poison(out);
+  pass.run(out, untimed);
+  if (!verified("a pass after timing left a wrong output")) return;
   // Per operation type: seconds per pass, share of the pass, and rates from its FLOPs and bytes.
   const auto costs = op_costs(c);
   double seconds_per_pass[kOps], total_flops = 0, total_bytes = 0, timed = 0;
@@ -437,11 +433,10 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
   state.counters["memory_bytes"] = pass.allocated_bytes();
   state.counters["threads"] = b.threading == Threading::all_cores ? omp_get_max_threads() : 1;
   const std::string gemms = pass.gemm_implementation();
-  const std::string verified = verified_here ? "verified at this configuration"
+  const std::string verified_at = verified_here ? "verified at this configuration"
                                              : fmt::format("verified at {}x{} (same C, layers, heads; the reference here costs {:.0f} GFLOP)",
                                                            checked.height, checked.width, reference_flops(c) / 1e9);
-  state.SetLabel(fmt::format("config {} ({}x{}, C={}, {} layers, {} heads); {}; {}regimes: {}", c.name, c.height, c.width,
-                             c.channels, c.layers, c.heads, verified,
+  state.SetLabel(fmt::format("config {}; {}; {}regimes: {}", describe(c), verified_at,
                              gemms.empty() ? "" : "GEMMs: oneDNN " + gemms + "; ", regimes));
 }
 
