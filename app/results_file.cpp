@@ -198,14 +198,15 @@ void ResultsFile::Finalize() { inner_->Finalize(); }
 // Each case's figures go to disk as soon as they exist; the interrupt signals wait while a piece
 // is written, so that the file is always whole pieces.
 void ResultsFile::append_new_output() {
-  const std::string text = buffer_.str();
-  if (partial_fd_ < 0 || partial_failed_ || text.size() <= flushed_) return;
+  // The reporter's new output moves to text_; only that piece is written.
+  const std::string piece = buffer_.str();
+  buffer_.str("");
+  text_ += piece;
+  if (partial_fd_ < 0 || partial_failed_ || piece.empty()) return;
   const sigset_t set = interrupt_set();
   sigset_t previous;
   pthread_sigmask(SIG_BLOCK, &set, &previous);
-  if (write_all(partial_fd_, text.data() + flushed_, text.size() - flushed_)) {
-    flushed_ = text.size();
-  } else {
+  if (!write_all(partial_fd_, piece.data(), piece.size())) {
     partial_failed_ = true;
     std::fprintf(stderr, "ladderbench: warning: writing %s failed (%s); the figures are kept in memory until the end\n",
                  partial_path_.c_str(), std::strerror(errno));
@@ -221,7 +222,9 @@ void ResultsFile::discard() {
 }
 
 std::string ResultsFile::commit(const std::vector<std::pair<std::string, std::string>>& late_context) {
-  std::string text = buffer_.str();
+  text_ += buffer_.str();  // what Finalize wrote
+  buffer_.str("");
+  std::string text = text_;
   std::string error;
   if (format_ == ResultsFormat::json) {
     if (auto finished = finish_results_json(text, late_context)) text = std::move(*finished);

@@ -53,8 +53,8 @@ class ResultsFile : public benchmark::BenchmarkReporter {
   std::string path_, partial_path_;
   ResultsFormat format_;
   std::unique_ptr<benchmark::BenchmarkReporter> inner_;
-  std::ostringstream buffer_;
-  std::size_t flushed_ = 0;
+  std::ostringstream buffer_;  // the reporter's output not yet taken
+  std::string text_;           // everything the reporter wrote so far
   int partial_fd_ = -1;
   bool partial_failed_ = false;
   int runs_reported_ = 0;
