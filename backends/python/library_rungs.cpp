@@ -30,7 +30,7 @@ namespace fs = std::filesystem;
 // then the distribution's /usr/bin/python3 (where Debian's python3-numpy and python3-torch go).
 std::vector<std::string> candidate_pythons() {
   std::vector<std::string> found = pythons_on_path();
-  if (!std::getenv("LADDER_PYTHON")) found.push_back("/usr/bin/python3");
+  if (const char* env = std::getenv("LADDER_PYTHON"); !env || !*env) found.push_back("/usr/bin/python3");  // as pythons_on_path reads it
   return found;
 }
 
