@@ -146,6 +146,19 @@ rc=$?
 "$py" -c "import json; d=json.load(open('$work/f/results.json')); assert len(d['benchmarks']) == 4" 2>>"$work/log" || echo "Traceback: corrupt" >>"$work/log"
 row "two runs into one --benchmark_out at once" 0 run "$work/log" "$rc"
 
+# A busy machine (item 14): a spinning process per CPU while a run measures; the run must say so.
+rm -rf "$work/f" && mkdir -p "$work/f"
+spinners=()
+for _ in $(seq "$(nproc)"); do (while :; do :; done) & spinners+=($!); done
+"$exe" $smoke --benchmark_out="$work/f/results.json" >"$work/log" 2>&1
+rc=$?
+kill "${spinners[@]}" 2>/dev/null
+wait "${spinners[@]}" 2>/dev/null
+"$py" -c "import json,sys; d=json.load(open('$work/f/results.json')); sys.exit(d['context']['noise_verdict'] != 'noisy')" 2>>"$work/log" ||
+  echo "Traceback: the busy run was not marked noisy" >>"$work/log"
+grep -q "This machine was not quiet" "$work/log" || echo "Traceback: no console warning" >>"$work/log"
+row "a spinning process per CPU during the run" 0 run "$work/log" "$rc"
+
 # report.py on hostile files: each must be one line per bad value, never a traceback.
 if [ -x "$py" ]; then
   newest=$(ls results/*/*.json | grep -v -e specs -e -gpu- | sort | tail -1)
