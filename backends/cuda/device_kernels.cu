@@ -170,6 +170,7 @@ int probe_blocks() {
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) { check(cudaMalloc(&ptr_, bytes), "cudaMalloc"); }
 DeviceBuffer::~DeviceBuffer() { cudaFree(ptr_); }
 void DeviceBuffer::upload(const void* host, std::size_t bytes) { check(cudaMemcpy(ptr_, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy"); }
+void DeviceBuffer::poison() { check(cudaMemset(ptr_, 0xff, bytes_), "cudaMemset"); }
 void DeviceBuffer::download(void* host, std::size_t bytes) const {
   check(cudaMemcpy(host, ptr_, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
 }

@@ -18,6 +18,8 @@ class DeviceBuffer {
   std::size_t bytes() const { return bytes_; }
   void upload(const void* host, std::size_t bytes);
   void download(void* host, std::size_t bytes) const;
+  // All bits set: NaN in f32 and f16, so that a kernel that skips its stores shows.
+  void poison();
 
  private:
   void* ptr_ = nullptr;

@@ -118,6 +118,14 @@ std::vector<BenchmarkCase> gpu_stream_cases(const SuiteRequest& request) {
         return;
       }
       timed_loop(state, timer, run);
+      // One more call on a poisoned output, as on the host: a kernel right once and idle after fails.
+      (triad ? a : c).poison();
+      run();
+      timer.synchronize();
+      if (cuda::device_sum_f32(triad ? fa : fc, n) != expected) {
+        state.SkipWithError("a call after timing left a wrong output (checksum differs from its closed form)");
+        return;
+      }
       const double bytes = stream::words_moved(triad ? stream::Kernel::triad : stream::Kernel::copy) * 4.0 * static_cast<double>(n);
       state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
       state.counters["bytes"] = bytes;
@@ -197,6 +205,15 @@ std::vector<BenchmarkCase> gpu_roofline_cases(const SuiteRequest& request) {
           return;
         }
         timed_loop(state, timer, run);
+        // One more call on a poisoned output, as on the host.
+        out.poison();
+        run();
+        timer.synchronize();
+        if ((half ? cuda::device_sum_f16(out.get(), n) : cuda::device_sum_f32(static_cast<const float*>(out.get()), n)) !=
+            input_sum + static_cast<double>(n) * k) {
+          state.SkipWithError("a call after timing left a wrong output (checksum differs from its closed form)");
+          return;
+        }
         const roofline::RooflineProblem problem{n, k, static_cast<int>(element)};
         set_roofline_counters(state, problem);
         state.counters["threads"] = 1;
