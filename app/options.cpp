@@ -7,35 +7,22 @@
 #include <cstdlib>
 #include <regex>
 
-#include "cache/cache_suite.hpp"
-#include "core/registry.hpp"
 #include "ladder_table.hpp"
-#include "model/model_suite.hpp"
-#include "overhead/overhead_suite.hpp"
-#include "roofline/roofline_suite.hpp"
-#include "stream/stream_suite.hpp"
+#include "model/model.hpp"
+#include "suite.hpp"
 
 namespace ladder {
 namespace {
 
-const std::vector<std::string> kSuites = {"gemm", "stream", "cache", "roofline", "overhead", "pcie", "model", "model-sweep"};
-
-const char* const kHelp = R"(ladderbench: one workload measured at every rung of the abstraction ladder.
+const char* const kHelpUsage = R"(ladderbench: one workload measured at every rung of the abstraction ladder.
 
 Usage: ladderbench [options] [Google Benchmark flags]
 
 Options:
   --suite LIST      suites to run, comma-separated (default: all of them):
-                      gemm      the ladder: C = A*B at every rung
-                      stream    STREAM copy/scale/add/triad (f64, f32; cached and streaming stores)
-                      cache     read bandwidth against working-set size, one core and all cores
-                      roofline  FLOP/s against arithmetic intensity (scalar, avx2, avx512, boxed)
-                      overhead  fixed costs: a call, a parallel region, a bytecode, tiny GEMMs
-                      pcie      host-device copies, pinned and pageable (GPU builds, with a device)
-                      model     a dense-matching network (4D correlation + transformer) per backend
-                      model-sweep  that network at H = W = 16, 24, ... as far as memory (and,
-                                unless --no-cap, the profile's time budget a pass) allows
-                    With a GPU, stream, roofline and overhead also run their device kernels.
+)";
+
+const char* const kHelpOptions = R"(                    With a GPU, stream, roofline and overhead also run their device kernels.
   --rungs LIST      rungs (or kernels) to run, comma-separated (default: all available; see --list)
   --sizes LIST      GEMM sizes n, comma-separated positive integers (replaces the profile's)
   --model H,W,C,L,N the model suite at this configuration (L layers, N heads) instead of the
@@ -87,13 +74,22 @@ std::int64_t parse_size(const std::string& text) {
 // Every rung or kernel name some suite knows, for checking --rungs.
 std::vector<std::string> known_rungs() {
   std::vector<std::string> names;
-  for (const auto& g : registry().gemm) names.push_back(g.name);
-  // The GPU suites' rungs are known whether or not this build has CUDA.
-  for (auto list : {stream_rung_names(), std::vector<std::string>{"one-core", "all-cores"}, roofline_rung_names(),
-                    overhead_rung_names(), optional_rung_names(RungKind::gpu_suite), model::backend_names()})
-    for (auto& n : list)
-      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  for (const Suite& suite : suites())
+    for (const SuiteRung& rung : suite.rungs())
+      if (std::find(names.begin(), names.end(), rung.name) == names.end()) names.push_back(rung.name);
   return names;
+}
+
+std::string suite_names() {
+  std::string names;
+  for (const Suite& suite : suites()) names += (names.empty() ? "" : ", ") + suite.name;
+  return names;
+}
+
+void print_help() {
+  std::string text = kHelpUsage;
+  for (const Suite& suite : suites()) text += fmt::format("                      {:<11} {}\n", suite.name, suite.summary);
+  std::fputs((text + kHelpOptions).c_str(), stdout);
 }
 
 }  // namespace
@@ -145,7 +141,7 @@ Options parse_options(int argc, char** argv) {
       return argv[++i];
     };
     if (name == "--help" || name == "-h") {
-      std::fputs(kHelp, stdout);
+      print_help();
       std::exit(0);
     } else if (name == "--list") {
       o.list = true;
@@ -155,8 +151,7 @@ Options parse_options(int argc, char** argv) {
       o.uncapped = true;
     } else if (name == "--suite") {
       for (auto& s : split(take_value(), ',')) {
-        if (std::find(kSuites.begin(), kSuites.end(), s) == kSuites.end())
-          usage_error(fmt::format("unknown suite '{}' (available: gemm, stream, cache, roofline, overhead, pcie, model, model-sweep)", s));
+        if (!find_suite(s)) usage_error(fmt::format("unknown suite '{}' (available: {})", s, suite_names()));
         o.suites.insert(s);
       }
     } else if (name == "--rungs") {

@@ -129,21 +129,23 @@ exe=build/gpu/ladderbench
 
 step list 30 "$exe" --list > "$out/list.txt"
 cat "$out/list.txt"
+# The rungs --list places on the GPU in the given suites (a regular expression), comma-separated.
+gpu_rungs() { grep -v '^ ' "$out/list.txt" | grep -E "^($1)/" | grep ' GPU ' | cut -d' ' -f1 | cut -d/ -f2 | sort -u | paste -sd, -; }
 (cd build/gpu && step ctest 240 ctest -j "$(nproc)" --output-on-failure --timeout 150) > "$out/ctest.log" 2>&1 ||
   failed+=("ctest")
 grep -E '^gpu-check:|tests passed|tests failed|\*\*\*Failed|Timeout|Total Test' "$out/ctest.log"
 
 # The GEMM ladder's GPU rungs, with the CPU's fastest rungs of this machine beside them.
 step gemm 150 "$exe" --suite gemm --profile quick \
-  --rungs cuda-naive,cuda-tiled,cuda-regtile,cublas,cublas-tf32,cublas-f16,cublas-bf16,avx2,avx512,openblas,onednn,amx,onednn-bf16 \
+  --rungs "$(gpu_rungs gemm),avx2,avx512,openblas,onednn,amx,onednn-bf16" \
   --benchmark_out="$out/gpu-gemm.json" --benchmark_out_format=json
 # The device's suites: bandwidth, host-device copies, the intensity sweep, fixed costs.
 step device-suites 150 "$exe" --suite stream,pcie,roofline,overhead --profile quick \
-  --rungs device-copy,device-triad,h2d-pinned,h2d-pageable,d2h-pinned,d2h-pageable,cuda,cuda-launch,cuda-sync,cublas-small,cuda-chain,cuda-graph \
+  --rungs "$(gpu_rungs 'stream|pcie|roofline|overhead')" \
   --benchmark_out="$out/gpu-device.json" --benchmark_out_format=json
 # The model's GPU backends with the host's beside them, and the resolution sweep (a pass may take
 # 1 s in the quick profile).
-step model 200 "$exe" --suite model,model-sweep --profile quick --rungs cuda,cuda-tf32,cuda-f16,cpu,cpu-bf16 \
+step model 200 "$exe" --suite model,model-sweep --profile quick --rungs "$(gpu_rungs model),cpu,cpu-bf16" \
   --benchmark_out="$out/gpu-model.json" --benchmark_out_format=json
 
 echo "gpu-check: the GPU after the runs:"

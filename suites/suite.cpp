@@ -12,6 +12,16 @@
 
 namespace ladder {
 
+const Suite* find_suite(const std::string& name) {
+  for (const Suite& s : suites())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+SuiteRung device_rung(std::string name, std::string dtype, std::string summary) {
+  return {std::move(name), std::move(dtype), "GPU", "", std::move(summary), device_unavailable_reason};
+}
+
 bool rung_requested(const SuiteRequest& request, const std::string& rung) {
   return request.rungs.empty() || std::find(request.rungs.begin(), request.rungs.end(), rung) != request.rungs.end();
 }

@@ -1,5 +1,7 @@
-// What every suite hands to the program: cases, each a Google Benchmark case with its name
-// (suite/rung/dtype/n:N), its body, how it is timed and how much memory it needs.
+// What a suite is: a name, its rungs (each available or saying why not), and the cases it makes
+// for a request; each case a Google Benchmark case with its name (suite/rung/dtype/size), its
+// body, how it is timed and how much memory it needs. The program knows suites only through
+// suites() (suites.cpp), so a new suite is its own folder plus one line there.
 #pragma once
 #include <benchmark/benchmark.h>
 
@@ -7,7 +9,10 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "core/machine.hpp"
 
 namespace ladder {
 
@@ -42,7 +47,46 @@ struct SuiteRequest {
   bool uncapped = false;                           // --no-cap
   std::optional<std::string> model_config;         // --model H,W,C,layers,heads
   const Ceilings* ceilings = nullptr;              // measured before the cases run
+  const MachineInfo* machine = nullptr;
+  // What the cases may use: host memory in bytes, and the GPU's (asked only where a suite
+  // calls it, since the query starts a CUDA context).
+  double host_usable_bytes = 0;
+  std::function<double()> device_usable_bytes = [] { return 0.0; };
 };
+
+// One rung of a suite, as --list, --help, --rungs and the error messages know it.
+struct SuiteRung {
+  std::string name;   // the case's second part: <suite>/<name>/<dtype>/<size>
+  std::string dtype;  // "f32", or several ("f64, f32")
+  std::string where;  // "1 core", "all cores", "GPU"
+  std::string note;   // e.g. a size cap ("n<=256"); may be empty
+  std::string summary;
+  std::function<std::string()> unavailable_reason = [] { return std::string(); };  // empty: available
+};
+
+struct Suite {
+  std::string name;
+  std::string summary;  // one line, for --help
+  std::function<std::vector<SuiteRung>()> rungs;
+  std::function<std::vector<BenchmarkCase>(const SuiteRequest&)> cases;
+  // After the filter and the memory check: drops cases that would not run in the profile's time
+  // (the model sweep predicts its passes); may be empty.
+  std::function<void(std::vector<BenchmarkCase>&, const SuiteRequest&)> trim;
+  // The suite's entries in the results' context (written whether or not it ran); may be empty.
+  std::function<std::vector<std::pair<std::string, std::string>>()> context;
+};
+
+// Every suite, in the order they run and are listed.
+const std::vector<Suite>& suites();
+const Suite* find_suite(const std::string& name);
+
+// Why the suites' GPU rungs cannot run here (no CUDA in this build, or the runtime's reason);
+// empty where a device answers. Defined by the device halves' sources CMake builds.
+std::string device_unavailable_reason();
+// The GPU's free memory in bytes (0 without one); the first call starts a CUDA context.
+double device_free_memory_bytes();
+// A rung of a suite's GPU half: available where a device answers.
+SuiteRung device_rung(std::string name, std::string dtype, std::string summary);
 
 bool rung_requested(const SuiteRequest& request, const std::string& rung);
 

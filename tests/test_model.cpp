@@ -418,7 +418,8 @@ TEST(ModelSweep, StopsWhereMemoryEndsAndSaysSo) {
   SuiteRequest request;
   request.rungs = {"cpu"};
   request.uncapped = true;
-  auto cases = model_sweep_cases(request, footprint_bytes(at48) * 1.01, 0);
+  request.host_usable_bytes = footprint_bytes(at48) * 1.01;
+  auto cases = model_sweep_cases(request);
   trim_model_sweep(cases, request);  // --no-cap: nothing to trim, no trial pass
   std::vector<std::string> names;
   for (const auto& c : cases) names.push_back(c.name);

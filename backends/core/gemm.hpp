@@ -89,6 +89,9 @@ struct GemmRung {
   // A library that picks its own thread count (OpenBLAS, oneDNN) may run a small problem on the
   // calling thread, so an OpenMP fork and join is no floor on its time; only the call is.
   bool picks_own_threads = false;
+  // The overhead suite also times this rung at n = 1..64, where a call costs more than its
+  // arithmetic: the all-core kernels at the top of the CPU ladder and the libraries beside them.
+  bool small_gemm_sweep = false;
   std::string summary;      // one line for --list: what this rung is
   // What this rung removes or adds over the one below it, one of: interpretation and boxing,
   // loop order and cache lines, SIMD width, cache tiling, cores, hand-written kernel, tuned

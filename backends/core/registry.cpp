@@ -42,28 +42,8 @@ const std::vector<OptionalRung>& optional_rungs() {
       {B::cuda, K::model, "cuda", DType::f32},
       {B::cuda, K::model, "cuda-tf32", DType::tf32},
       {B::cuda, K::model, "cuda-f16", DType::f16},
-      // The GPU suites' rungs (stream, pcie, roofline, overhead); their dtype is not used.
-      {B::cuda, K::gpu_suite, "device-copy", DType::f32},
-      {B::cuda, K::gpu_suite, "device-triad", DType::f32},
-      {B::cuda, K::gpu_suite, "h2d-pinned", DType::f32},
-      {B::cuda, K::gpu_suite, "h2d-pageable", DType::f32},
-      {B::cuda, K::gpu_suite, "d2h-pinned", DType::f32},
-      {B::cuda, K::gpu_suite, "d2h-pageable", DType::f32},
-      {B::cuda, K::gpu_suite, "cuda", DType::f32},
-      {B::cuda, K::gpu_suite, "cuda-launch", DType::f32},
-      {B::cuda, K::gpu_suite, "cuda-sync", DType::f32},
-      {B::cuda, K::gpu_suite, "cublas-small", DType::f32},
-      {B::cuda, K::gpu_suite, "cuda-chain", DType::f32},
-      {B::cuda, K::gpu_suite, "cuda-graph", DType::f32},
   };
   return all;
-}
-
-std::vector<std::string> optional_rung_names(RungKind kind) {
-  std::vector<std::string> names;
-  for (const auto& o : optional_rungs())
-    if (o.kind == kind) names.emplace_back(o.name);
-  return names;
 }
 
 bool backend_built(OptionalBackend backend) {

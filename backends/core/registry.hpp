@@ -56,12 +56,12 @@ void register_cuda(Registry& registry);
 // there too, as a placeholder whose unavailable_reason() says so.
 const Registry& registry();
 
-// The rungs of the backends a build may leave out, by name: GEMM rungs, model backends and the
-// GPU suites' rungs. A build without one of these backends still knows its rungs and reports them
+// The rungs of the backends a build may leave out, by name: GEMM rungs and model backends (the
+// suites' GPU rungs are listed by their suites, unavailable without CUDA). A build without one of these backends still knows its rungs and reports them
 // unavailable, with the reason, so that `--rungs cublas` there says why instead of "unknown rung".
 // (tests/test_registry.cpp checks, in a build with every backend, that these are what each registers.)
 enum class OptionalBackend { openblas, onednn, cuda };
-enum class RungKind { gemm, model, gpu_suite };
+enum class RungKind { gemm, model };
 struct OptionalRung {
   OptionalBackend backend;
   RungKind kind;
@@ -70,7 +70,6 @@ struct OptionalRung {
   Threading threading() const { return backend == OptionalBackend::cuda ? Threading::device : Threading::all_cores; }
 };
 const std::vector<OptionalRung>& optional_rungs();
-std::vector<std::string> optional_rung_names(RungKind kind);
 bool backend_built(OptionalBackend backend);
 // "this build has no CUDA backend (LADDER_WITH_CUDA=OFF, or AUTO did not find it when configured)"
 std::string not_built_reason(OptionalBackend backend);

@@ -69,6 +69,7 @@ void micro_kernel(std::int64_t kc, const float* __restrict ap, const float* __re
 GemmRung avx512_rung() {
   GemmRung rung;
   rung.name = "avx512";
+  rung.small_gemm_sweep = true;
   rung.threading = Threading::all_cores;
   rung.mechanism = "hand-written kernel";
   rung.summary = "hand-written AVX-512 12x32 micro-kernel, packed panels (BLIS structure), all cores";

@@ -67,6 +67,7 @@ namespace ladder {
 GemmRung amx_rung() {
   GemmRung rung;
   rung.name = "amx";
+  rung.small_gemm_sweep = true;
   rung.dtype = DType::bf16;
   rung.threading = Threading::all_cores;
   rung.mechanism = "matrix units";

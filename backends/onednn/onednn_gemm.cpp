@@ -80,6 +80,7 @@ GemmRung onednn_rung(DType dtype, bool packed = false) {
   rung.dtype = dtype;
   rung.threading = Threading::all_cores;
   rung.picks_own_threads = true;  // its parallel() runs small work on the calling thread
+  rung.small_gemm_sweep = !packed;
   rung.mechanism = packed ? "ahead-of-time layout" : dtype == DType::bf16 ? "matrix units" : "tuned library";
   const std::string what = dtype == DType::bf16 ? "oneDNN matmul, bf16 in, f32 out (AMX or AVX512_BF16)"
                                                 : "oneDNN matmul f32 (JIT for this ISA)";

@@ -52,6 +52,7 @@ GemmRung openblas_rung() {
   rung.name = "openblas";
   rung.threading = Threading::all_cores;
   rung.picks_own_threads = true;  // one thread below its size thresholds
+  rung.small_gemm_sweep = true;
   rung.mechanism = "tuned library";
   rung.summary = "cblas_sgemm (OpenBLAS, " + openblas_build() + " build), all cores";
   rung.prepare = [](const GemmOperands& op) {

@@ -6,7 +6,8 @@
 
 namespace ladder {
 
-std::vector<BenchmarkCase> cache_cases(const SuiteRequest& request, const MachineInfo& machine) {
+std::vector<BenchmarkCase> cache_cases(const SuiteRequest& request) {
+  const MachineInfo& machine = *request.machine;
   std::vector<BenchmarkCase> cases;
   const auto sizes = cache::sweep_sizes(machine);
   for (int threads : {1, machine.threads}) {
@@ -43,6 +44,18 @@ std::vector<BenchmarkCase> cache_cases(const SuiteRequest& request, const Machin
     if (machine.threads == 1) break;
   }
   return cases;
+}
+
+Suite cache_suite() {
+  Suite s;
+  s.name = "cache";
+  s.summary = "read bandwidth against working-set size, one core and all cores";
+  s.rungs = [] {
+    return std::vector<SuiteRung>{{"one-core", "u64", "1 core", "", "reads of a working set from 4 KiB to 4x the last-level cache"},
+                                  {"all-cores", "u64", "all cores", "", "the same on every thread, a working set each"}};
+  };
+  s.cases = cache_cases;
+  return s;
 }
 
 }  // namespace ladder

@@ -1,13 +1,13 @@
 #pragma once
 #include <vector>
 
-#include "core/machine.hpp"
 #include "suite.hpp"
 
 namespace ladder {
 
 // cache/<one-core|all-cores>/u64/bytes:<working set per thread>, 4 KiB .. 4x the last-level cache
 // (two sizes per octave in the full profile, one in the quick one).
-std::vector<BenchmarkCase> cache_cases(const SuiteRequest& request, const MachineInfo& machine);
+Suite cache_suite();
+std::vector<BenchmarkCase> cache_cases(const SuiteRequest& request);
 
 }  // namespace ladder

@@ -105,6 +105,7 @@ BenchmarkCase gemm_case(const GemmCase& gemm_case, const Ceilings* ceilings);
 
 // gemm/<rung>/<dtype>/n:<n> for every available, requested rung at the requested sizes.
 // Rungs asked for by name but unavailable are reported on stderr and skipped.
+Suite gemm_suite();
 std::vector<BenchmarkCase> gemm_cases(const SuiteRequest& request);
 
 }  // namespace ladder

@@ -535,7 +535,7 @@ std::vector<BenchmarkCase> model_cases(const SuiteRequest& request) {
   return cases;
 }
 
-std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request, double host_usable_bytes, double device_usable_bytes) {
+std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request) {
   using namespace model;
   const SweepShape sweep = sweep_shape(request);
   std::vector<BenchmarkCase> cases;
@@ -544,7 +544,7 @@ std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request, double
   for (const Backend& b : backends()) {
     // The slow backends (reference, naive) stay out: their model cases show them at small sizes.
     if (b.max_layers_tokens || !rung_requested(request, b.name) || !b.unavailable_reason().empty()) continue;
-    const double memory = b.threading == Threading::device ? device_usable_bytes : host_usable_bytes;
+    const double memory = b.threading == Threading::device ? request.device_usable_bytes() : request.host_usable_bytes;
     int last = 0;
     for (int side : sweep.sides) {
       const Config c = sweep_config(sweep, side);
@@ -617,6 +617,37 @@ void trim_model_sweep(std::vector<BenchmarkCase>& cases, const SuiteRequest& req
 std::vector<std::pair<std::string, std::string>> model_sweep_context() {
   std::lock_guard lock(sweep_notes_mutex);
   return sweep_notes;
+}
+
+namespace {
+std::vector<SuiteRung> model_rungs() {
+  std::vector<SuiteRung> rungs;
+  for (const model::Backend& b : model::backends())
+    rungs.push_back({b.name, std::string(dtype_name(b.dtype)), std::string(threading_name(b.threading)), "", b.summary,
+                     b.unavailable_reason});
+  return rungs;
+}
+}  // namespace
+
+Suite model_suite() {
+  Suite s;
+  s.name = "model";
+  s.summary = "a dense-matching network (4D correlation + transformer) per backend";
+  s.rungs = model_rungs;
+  s.cases = model_cases;
+  s.context = model_memory_context;
+  return s;
+}
+
+Suite model_sweep_suite() {
+  Suite s;
+  s.name = "model-sweep";
+  s.summary = "that network at H = W = 16, 24, ... as far as memory and the time budget allow";
+  s.rungs = model_rungs;
+  s.cases = model_sweep_cases;
+  s.trim = trim_model_sweep;
+  s.context = model_sweep_context;
+  return s;
 }
 
 }  // namespace ladder

@@ -63,11 +63,13 @@ std::vector<std::string> backend_names();
 namespace ladder {
 // One case: the backend verified (verification_config), its passes timed, verified again after.
 BenchmarkCase model_case(std::string name, const model::Backend& b, const model::Config& c, const Ceilings* ceilings);
+Suite model_suite();
+Suite model_sweep_suite();
 std::vector<BenchmarkCase> model_cases(const SuiteRequest& request);
 // The resolution sweep: model-sweep/<backend>/<dtype>/side:<H=W> at the `large` configuration's
 // C, layers and heads (or --model's), from 16 up to where the memory a case may use (host, or GPU
-// for the CUDA backends) ends.
-std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request, double host_usable_bytes, double device_usable_bytes);
+// for the CUDA backends; the request's usable bytes) ends.
+std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request);
 // Unless --no-cap: drops the sides whose pass is predicted to exceed the profile's time budget
 // (1 s quick, 5 s full), predicting from real passes at smaller sides. Run after the filter, so
 // that only what would run is tried. Says, on stderr and in the context, what each sweep covers.

@@ -23,36 +23,75 @@ BenchmarkCase fixed_cost(const std::string& name, std::int64_t ops, std::functio
   return c;
 }
 
+// The fixed costs: each rung's name, what it is, its threads and the batch it times.
+struct FixedCost {
+  const char* name;
+  const char* summary;
+  bool all_threads;
+  std::function<BenchmarkCase(const std::string& name, int threads)> make;
+};
+
+BenchmarkCase boxed_cost(const std::string& name, overhead::BoxedProgram::Kind kind) {
+  auto program = std::make_shared<overhead::BoxedProgram>(kind);
+  return fixed_cost(name, program->ops(), [program] { program->run(); });
+}
+
+const std::vector<FixedCost>& fixed_costs() {
+  static const std::vector<FixedCost> all = {
+      {"empty-call", "a call of an empty function through a pointer", false,
+       [](const std::string& name, int) { return fixed_cost(name, 1000, [] { overhead::empty_calls(1000); }); }},
+      {"omp-fork-join", "an empty OpenMP parallel region on all threads: fork, barrier, join", true,
+       [](const std::string& name, int threads) { return fixed_cost(name, 100, [] { overhead::fork_joins(100); }, threads); }},
+      {"bytecode-dispatch", "one instruction dispatch of the boxed interpreter", false,
+       [](const std::string& name, int) { return boxed_cost(name, overhead::BoxedProgram::Kind::dispatch); }},
+      {"boxed-add", "one boxed float add of the boxed interpreter (loads, add, allocation, pop)", false,
+       [](const std::string& name, int) { return boxed_cost(name, overhead::BoxedProgram::Kind::add); }},
+  };
+  return all;
+}
+
 }  // namespace
 
-std::vector<std::string> overhead_rung_names() { return {"empty-call", "omp-fork-join", "bytecode-dispatch", "boxed-add"}; }
-
-std::vector<BenchmarkCase> overhead_cases(const SuiteRequest& request, const MachineInfo& machine) {
+std::vector<BenchmarkCase> overhead_cases(const SuiteRequest& request) {
   std::vector<BenchmarkCase> cases;
-  if (rung_requested(request, "empty-call"))
-    cases.push_back(fixed_cost("empty-call", 1000, [] { overhead::empty_calls(1000); }));
-  if (rung_requested(request, "omp-fork-join"))
-    cases.push_back(fixed_cost("omp-fork-join", 100, [] { overhead::fork_joins(100); }, machine.threads));
-  for (auto [name, kind] : {std::pair{"bytecode-dispatch", overhead::BoxedProgram::Kind::dispatch},
-                            std::pair{"boxed-add", overhead::BoxedProgram::Kind::add}}) {
-    if (!rung_requested(request, name)) continue;
-    auto program = std::make_shared<overhead::BoxedProgram>(kind);
-    cases.push_back(fixed_cost(name, program->ops(), [program] { program->run(); }));
-  }
+  for (const FixedCost& cost : fixed_costs())
+    if (rung_requested(request, cost.name)) cases.push_back(cost.make(cost.name, request.machine->threads));
 
   // The smallest GEMMs through each library (and our own all-core kernels beside them).
   SuiteRequest small = request;
   small.sizes = request.profile == "smoke" ? std::vector<std::int64_t>{1, 8} : std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64};
   small.rungs.clear();
-  for (const char* name : {"avx512", "openblas", "onednn", "amx", "onednn-bf16"}) {
-    const GemmRung* rung = registry().find_gemm(name);
-    if (rung && rung_requested(request, name) && rung->unavailable_reason().empty()) small.rungs.push_back(name);
-  }
+  for (const GemmRung& rung : registry().gemm)
+    if (rung.small_gemm_sweep && rung_requested(request, rung.name) && rung.unavailable_reason().empty())
+      small.rungs.push_back(rung.name);
   if (!small.rungs.empty()) {
     auto gemms = gemm_cases(small);
     cases.insert(cases.end(), gemms.begin(), gemms.end());
   }
   return cases;
+}
+
+Suite overhead_suite() {
+  Suite s;
+  s.name = "overhead";
+  s.summary = "fixed costs: a call, a parallel region, a bytecode, tiny GEMMs, GPU launches";
+  s.rungs = [] {
+    std::vector<SuiteRung> rungs;
+    for (const FixedCost& cost : fixed_costs())
+      rungs.push_back({cost.name, "-", cost.all_threads ? "all cores" : "1 core", "", cost.summary});
+    rungs.push_back(device_rung(kCudaLaunch, "-", "one empty kernel launch, back to back"));
+    rungs.push_back(device_rung(kCudaSync, "-", "one empty kernel launch and a wait for it"));
+    rungs.push_back(device_rung(kCublasSmall, "f32", "one cuBLAS SGEMM at n = 16"));
+    rungs.push_back(device_rung(kCudaChain, "-", "20 empty kernels launched one by one"));
+    rungs.push_back(device_rung(kCudaGraph, "-", "the same 20 kernels replayed as one CUDA graph"));
+    return rungs;
+  };
+  s.cases = [](const SuiteRequest& request) {
+    auto cases = overhead_cases(request);
+    for (auto& c : device_overhead_cases(request)) cases.push_back(std::move(c));
+    return cases;
+  };
+  return s;
 }
 
 }  // namespace ladder

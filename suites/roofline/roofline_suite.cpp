@@ -125,23 +125,28 @@ std::vector<int> roofline_intensities() {
   return ks;
 }
 
-std::vector<std::string> roofline_rung_names() { return {"scalar", "avx2", "avx512", "boxed"}; }
+namespace {
 
-std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request, const MachineInfo& machine) {
+// The sweeps, one per rung and dtype: the rungs' list and their cases both come from here.
+std::vector<Sweep> sweeps(int all) {
   using namespace roofline;
-  const int all = machine.threads;
-  const std::vector<Sweep> sweeps = {
-      {"scalar", false, all, "scalar-fma", Isa::avx2, scalar_f32, nullptr},
-      {"scalar", true, all, "scalar-fma-f64", Isa::avx2, nullptr, scalar_f64},
-      {"avx2", false, all, "avx2-fma", Isa::avx2, avx2_f32, nullptr},
-      {"avx2", true, all, "avx2-fma-f64", Isa::avx2, nullptr, avx2_f64},
-      {"avx512", false, all, "avx512-fma", Isa::avx512, avx512_f32, nullptr},
-      {"avx512", true, all, "avx512-fma-f64", Isa::avx512, nullptr, avx512_f64},
-      {"boxed", true, 1, "scalar-fma-f64"}};
+  return {{"scalar", false, all, "scalar-fma", Isa::avx2, scalar_f32, nullptr},
+          {"scalar", true, all, "scalar-fma-f64", Isa::avx2, nullptr, scalar_f64},
+          {"avx2", false, all, "avx2-fma", Isa::avx2, avx2_f32, nullptr},
+          {"avx2", true, all, "avx2-fma-f64", Isa::avx2, nullptr, avx2_f64},
+          {"avx512", false, all, "avx512-fma", Isa::avx512, avx512_f32, nullptr},
+          {"avx512", true, all, "avx512-fma-f64", Isa::avx512, nullptr, avx512_f64},
+          {"boxed", true, 1, "scalar-fma-f64"}};
+}
+
+}  // namespace
+
+std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request) {
+  const MachineInfo& machine = *request.machine;
   const std::int64_t array_bytes = large_array_bytes(request, cache::last_level_cache_bytes(machine), 2);
   const bool smoke = request.profile == "smoke";
   std::vector<BenchmarkCase> cases;
-  for (const Sweep& sweep : sweeps) {
+  for (const Sweep& sweep : sweeps(machine.threads)) {
     if (!rung_requested(request, sweep.rung)) continue;
     if (!isa_unavailable_reason(sweep.isa).empty()) continue;
     const std::size_t element = sweep.f64 ? 8 : 4;
@@ -183,6 +188,30 @@ std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request, const Mac
     }
   }
   return cases;
+}
+
+Suite roofline_suite() {
+  Suite s;
+  s.name = "roofline";
+  s.summary = "FLOP/s against arithmetic intensity (scalar, avx2, avx512, boxed, GPU)";
+  s.rungs = [] {
+    std::vector<SuiteRung> rungs;
+    for (const Sweep& sweep : sweeps(0)) {
+      if (!rungs.empty() && rungs.back().name == sweep.rung) continue;
+      const bool boxed = sweep.rung == "boxed";
+      rungs.push_back({sweep.rung, boxed ? "f64" : "f32, f64", boxed ? "1 core" : "all cores", "k = 0..512 FMAs per element",
+                       boxed ? "the sweep in the boxed interpreter" : "the sweep compiled as " + sweep.rung + " code",
+                       [isa = sweep.isa] { return isa_unavailable_reason(isa); }});
+    }
+    rungs.push_back(device_rung(kRooflineDeviceRung, "f32, f16", "the sweep as a CUDA kernel, against the device's roofs"));
+    return rungs;
+  };
+  s.cases = [](const SuiteRequest& request) {
+    auto cases = roofline_cases(request);
+    for (auto& c : device_roofline_cases(request)) cases.push_back(std::move(c));
+    return cases;
+  };
+  return s;
 }
 
 }  // namespace ladder

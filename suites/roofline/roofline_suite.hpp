@@ -1,16 +1,19 @@
 #pragma once
 #include <vector>
 
-#include "core/machine.hpp"
 #include "roofline_kernels.hpp"
 #include "suite.hpp"
 
 namespace ladder {
 
 // roofline/<scalar|avx512|boxed>/<f32|f64>/k:<FMAs per element>, k = 0, 1, 2, 4, ... 512.
-std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request, const MachineInfo& machine);
-std::vector<std::string> roofline_rung_names();
+Suite roofline_suite();
+std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request);
 std::vector<int> roofline_intensities();
+
+// The GPU half (roofline_device.cpp): roofline/cuda/<f32|f16>/k:<k>; none where no device answers.
+inline constexpr const char* kRooflineDeviceRung = "cuda";
+std::vector<BenchmarkCase> device_roofline_cases(const SuiteRequest& request);
 
 // flops (rate), bytes, intensity and k of one pass, from the problem, on any device's case.
 void set_roofline_counters(benchmark::State& state, const roofline::RooflineProblem& problem);

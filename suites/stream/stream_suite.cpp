@@ -71,8 +71,8 @@ void run_stream_case(benchmark::State& state, stream::Kernel kernel, bool nontem
 
 }  // namespace
 
-std::vector<BenchmarkCase> stream_cases(const SuiteRequest& request, const MachineInfo& machine) {
-  const std::int64_t array_bytes = large_array_bytes(request, cache::last_level_cache_bytes(machine));
+std::vector<BenchmarkCase> stream_cases(const SuiteRequest& request) {
+  const std::int64_t array_bytes = large_array_bytes(request, cache::last_level_cache_bytes(*request.machine));
   const bool nontemporal_ok = isa_unavailable_reason(Isa::avx2).empty();
   std::vector<BenchmarkCase> cases;
   for (bool nontemporal : {false, true}) {
@@ -99,11 +99,29 @@ std::vector<BenchmarkCase> stream_cases(const SuiteRequest& request, const Machi
   return cases;
 }
 
-std::vector<std::string> stream_rung_names() {
-  std::vector<std::string> names;
-  for (bool nt : {false, true})
-    for (stream::Kernel k : stream::kKernels) names.push_back(stream::kernel_name(k) + (nt ? "-nt" : ""));
-  return names;
+Suite stream_suite() {
+  Suite s;
+  s.name = "stream";
+  s.summary = "STREAM copy/scale/add/triad (f64, f32; cached and streaming stores)";
+  s.rungs = [] {
+    std::vector<SuiteRung> rungs;
+    for (bool nontemporal : {false, true})
+      for (stream::Kernel k : stream::kKernels) {
+        SuiteRung r{stream::kernel_name(k) + (nontemporal ? "-nt" : ""), "f64, f32", "all cores", "",
+                    fmt::format("STREAM {}{}", stream::kernel_name(k), nontemporal ? " with streaming (non-temporal) stores" : "")};
+        if (nontemporal) r.unavailable_reason = [] { return isa_unavailable_reason(Isa::avx2); };
+        rungs.push_back(std::move(r));
+      }
+    rungs.push_back(device_rung(kDeviceCopy, "f32", "STREAM copy in the GPU's device memory"));
+    rungs.push_back(device_rung(kDeviceTriad, "f32", "STREAM triad in the GPU's device memory"));
+    return rungs;
+  };
+  s.cases = [](const SuiteRequest& request) {
+    auto cases = stream_cases(request);
+    for (auto& c : device_stream_cases(request)) cases.push_back(std::move(c));
+    return cases;
+  };
+  return s;
 }
 
 }  // namespace ladder

@@ -1,13 +1,20 @@
 #pragma once
+#include <string>
 #include <vector>
 
-#include "core/machine.hpp"
 #include "suite.hpp"
 
 namespace ladder {
 
-// stream/<kernel>[-nt]/<f64|f32>/n:<elements>: each array at least 4x the last-level cache.
-std::vector<BenchmarkCase> stream_cases(const SuiteRequest& request, const MachineInfo& machine);
-std::vector<std::string> stream_rung_names();
+// stream/<kernel>[-nt]/<f64|f32>/n:<elements>: each array at least 4x the last-level cache; with
+// a GPU, stream/device-<copy|triad>/f32/n:<elements> in device memory.
+Suite stream_suite();
+std::vector<BenchmarkCase> stream_cases(const SuiteRequest& request);
+
+// The GPU half (stream_device.cpp): its rungs, known in every build, and its cases, none where
+// no device answers.
+inline constexpr const char* kDeviceCopy = "device-copy";
+inline constexpr const char* kDeviceTriad = "device-triad";
+std::vector<BenchmarkCase> device_stream_cases(const SuiteRequest& request);
 
 }  // namespace ladder

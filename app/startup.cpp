@@ -1,0 +1,87 @@
+#include "startup.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/registry.hpp"
+#include "suite.hpp"
+
+namespace ladder {
+
+void apply_environment_fixes(char** argv) {
+  if (std::getenv("LADDER_ENVIRONMENT_FIXED")) return;
+  std::string reasons;
+  for (const auto& fix : registry().environment_fixes)
+    if (auto f = fix()) {
+      for (const auto& [name, value] : f->variables) setenv(name.c_str(), value.c_str(), 1);
+      reasons += (reasons.empty() ? "" : "; ") + f->reason;
+    }
+  if (reasons.empty()) return;
+  setenv("LADDER_ENVIRONMENT_FIXED", reasons.c_str(), 1);
+  std::fprintf(stderr, "ladderbench: note: %s\n", reasons.c_str());
+  execv("/proc/self/exe", argv);
+  std::fprintf(stderr, "ladderbench: note: running again failed (%s); going on as it is\n", std::strerror(errno));
+}
+
+void print_list() {
+  for (const Suite& suite : suites())
+    for (const SuiteRung& rung : suite.rungs()) {
+      const std::string reason = rung.unavailable_reason();
+      fmt::print("{:<27} {:<8} {:<10} {:<8} {}\n", suite.name + "/" + rung.name, rung.dtype, rung.where, rung.note,
+                 reason.empty() ? "available" : "unavailable: " + reason);
+      fmt::print("    {}\n", rung.summary);
+    }
+  for (const auto& probe : registry().peak_probes) {
+    const std::string reason = isa_unavailable_reason(probe.isa);
+    fmt::print("peak/{:<22} {:<8} {}\n", probe.name, dtype_name(probe.dtype),
+               reason.empty() ? "available" : "unavailable: " + reason);
+  }
+}
+
+void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::string& profile) {
+  using benchmark::AddCustomContext;
+  AddCustomContext("machine_id", machine_id(m));
+  AddCustomContext("cpu_model", m.cpu_model);
+  AddCustomContext("cpu_vendor", m.cpu_vendor);
+  AddCustomContext("cpu_microarchitecture", m.microarchitecture.empty() ? "unknown" : m.microarchitecture);
+  AddCustomContext("cpu_isa_flags", m.isa_flags);
+  AddCustomContext("cpu_logical_cores", std::to_string(m.logical_cpus));
+  AddCustomContext("threads", std::to_string(m.threads));
+  for (const auto& c : m.caches)
+    AddCustomContext(fmt::format("cache_l{}_{}", c.level, c.type == "Unified" ? "unified" : c.type == "Data" ? "data" : "instruction"),
+                     fmt::format("{} bytes, shared by {} cpus", c.bytes, c.shared_by));
+  AddCustomContext("memory_total_bytes", std::to_string(m.memory_total_bytes));
+  AddCustomContext("os", m.os);
+  AddCustomContext("max_isa", std::string(isa_name(max_isa())));
+  AddCustomContext("profile", profile);
+  for (const auto& [key, value] : build_context()) AddCustomContext(key, value);
+  for (const auto& [key, value] : registry().context) AddCustomContext(key, value());
+  for (const auto& [key, value] : ceilings_context(ceilings)) AddCustomContext(key, value);
+  for (const Suite& suite : suites())
+    if (suite.context)
+      for (const auto& [key, value] : suite.context()) AddCustomContext(key, value);
+  // The ladder's own description, so that report tools read it from the results, not a list.
+  std::string order;  // context keys come out sorted by name: the ladder's order needs its own entry
+  for (const auto& rung : registry().gemm) {
+    AddCustomContext("rung/" + rung.name, rung.mechanism + ": " + rung.summary);
+    order += (order.empty() ? "" : ",") + rung.name;
+  }
+  AddCustomContext("ladder_order", order);
+  if (const char* fixed = std::getenv("LADDER_ENVIRONMENT_FIXED")) AddCustomContext("environment_fixed", fixed);
+}
+
+std::vector<PeakPair> peak_pairs(const Ceilings& c) {
+  std::vector<PeakPair> pairs;
+  for (DType dtype : {DType::f32, DType::f64, DType::bf16})
+    if (c.threads >= 2 && c.peaks.peak_at(dtype, 1) > 0)
+      pairs.push_back({std::string(dtype_name(dtype)), c.peaks.peak_at(dtype, 1), c.peaks.peak_at(dtype, c.threads)});
+  return pairs;
+}
+
+}  // namespace ladder

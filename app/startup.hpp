@@ -1,0 +1,26 @@
+// What the program does around the cases: runs itself again where a library needs its environment
+// set before it loads, lists the suites' rungs, and writes the machine and the ceilings into the
+// results' context.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ceilings.hpp"
+#include "core/load.hpp"
+#include "core/machine.hpp"
+
+namespace ladder {
+
+// A library that reads its environment only when it loads (OpenBLAS's core type) is set up by
+// running the program again with that environment; the reason goes to the console and the context.
+void apply_environment_fixes(char** argv);
+
+// --list: every suite's rungs, each "available" or "unavailable: <reason>", and the peak probes.
+void print_list();
+
+void add_context(const MachineInfo& machine, const Ceilings& ceilings, const std::string& profile);
+
+// The peaks a noisy machine contradicts: one core's and all cores' per dtype measured.
+std::vector<PeakPair> peak_pairs(const Ceilings& ceilings);
+
+}  // namespace ladder

@@ -1,0 +1,24 @@
+#include "device_case.hpp"
+
+#include "cuda/cuda_device.hpp"
+
+namespace ladder {
+
+std::string device_unavailable_reason() { return cuda::unavailable_reason(); }
+double device_free_memory_bytes() { return cuda::free_memory_bytes(); }
+
+BenchmarkCase device_case(std::string name, std::function<void(benchmark::State&)> body) {
+  BenchmarkCase c;
+  c.name = std::move(name);
+  c.timing = Timing::manual;
+  c.body = [body](benchmark::State& state) {
+    try {
+      body(state);
+    } catch (const std::exception& e) {
+      state.SkipWithError(e.what());
+    }
+  };
+  return c;
+}
+
+}  // namespace ladder
