@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "ceilings.hpp"
+#include "roofs/ceilings.hpp"
 #include "core/load.hpp"
 
 namespace ladder {

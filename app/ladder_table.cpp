@@ -1,6 +1,6 @@
 #include "ladder_table.hpp"
 
-#include "ceilings.hpp"
+#include "roofs/ceilings.hpp"
 
 #include <fmt/format.h>
 

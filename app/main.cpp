@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "ceilings.hpp"
+#include "roofs/ceilings.hpp"
 #include "console_report.hpp"
 #include "core/load.hpp"
 #include "core/machine.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "ceilings.hpp"
+#include "roofs/ceilings.hpp"
 #include "core/load.hpp"
 #include "core/machine.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "ceilings.hpp"
+#include "roofs/ceilings.hpp"
 #include "ladder_table.hpp"
 
 namespace ladder {

@@ -7,15 +7,16 @@
 #include <cstdio>
 #include <limits>
 
-#include "cache/read_bandwidth.hpp"
-#include "ceilings.hpp"
+#include "roofs/read_bandwidth.hpp"
+#include "roofs/ceilings.hpp"
+#include "roofs/regime.hpp"
 #include "core/buffer.hpp"
 #include "core/cpu_features.hpp"
 #include "cpu/00_boxed/interpreter.hpp"
 #include "gemm/gemm_suite.hpp"
-#include "overhead/overhead_probes.hpp"
+#include "roofs/overhead_probes.hpp"
 #include "roofline/roofline_kernels.hpp"
-#include "stream/stream_kernels.hpp"
+#include "roofs/stream_kernels.hpp"
 
 namespace ladder {
 namespace {
@@ -84,13 +85,13 @@ TEST(Plateaus, LevelsThatLookAlikeMergeAndLonePointsAreDropped) {
 
 TEST(Regime, TheLargestLowerBoundDecides) {
   // 1 GFLOP on a 100 GFLOP/s machine: 10 ms; 1 MB at 10 GB/s: 0.1 ms; 1 us of call overhead.
-  Regime compute = classify(1e9, 100e9, 1e6, 10e9, 1e-6);
+  Regime compute = classify(1e9, 1e6, {100e9, 10e9, 1e-6});
   EXPECT_EQ(compute.name, "compute");
   EXPECT_DOUBLE_EQ(compute.bound_seconds(), 0.01);
-  Regime memory = classify(1e6, 100e9, 1e9, 10e9, 1e-6);  // a stream: 0.1 s of bytes
+  Regime memory = classify(1e6, 1e9, {100e9, 10e9, 1e-6});  // a stream: 0.1 s of bytes
   EXPECT_EQ(memory.name, "memory");
   EXPECT_DOUBLE_EQ(memory.bound_seconds(), 0.1);
-  Regime overhead = classify(2, 100e9, 12, 10e9, 1e-6);  // a 1x1 GEMM: the call is all
+  Regime overhead = classify(2, 12, {100e9, 10e9, 1e-6});  // a 1x1 GEMM: the call is all
   EXPECT_EQ(overhead.name, "overhead");
   EXPECT_DOUBLE_EQ(overhead.bound_seconds(), 1e-6);
 }

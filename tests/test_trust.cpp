@@ -9,7 +9,7 @@
 #include <cmath>
 #include <random>
 
-#include "ceilings.hpp"
+#include "roofs/ceilings.hpp"
 #include "core/load.hpp"
 #include "core/machine.hpp"
 #include "gemm/gemm_suite.hpp"

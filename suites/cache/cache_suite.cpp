@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "read_bandwidth.hpp"
+#include "roofs/read_bandwidth.hpp"
 
 namespace ladder {
 

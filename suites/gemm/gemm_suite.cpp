@@ -1,6 +1,7 @@
 #include "gemm_suite.hpp"
 
-#include "ceilings.hpp"
+#include "roofs/ceilings.hpp"
+#include "roofs/regime.hpp"
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
@@ -225,9 +226,8 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
     const DeviceCeilings* device = ceilings && !ceilings->device.name.empty() ? &ceilings->device : nullptr;
     if (double peak = device ? device->peak(rung.dtype) : 0; peak > 0) {
       state.counters["peak_fraction"] = Counter(problem.flops() / peak, Counter::kIsIterationInvariantRate);
-      Regime regime = classify(problem.flops(), peak, problem.bytes(), device->bandwidth(problem.bytes()), device->launch_seconds);
-      state.counters["roof_fraction"] = Counter(regime.bound_seconds(), Counter::kIsIterationInvariantRate);
-      label += (label.empty() ? "" : "; ") + regime.name + "-bound";
+      const Roofs roofs{peak, device->bandwidth(problem.bytes()), device->launch_seconds};
+      label += (label.empty() ? "" : "; ") + set_regime(state, problem.flops(), problem.bytes(), roofs);
     }
   } else if (ceilings) {
     if (double peak = ceilings->peaks.machine_peak(rung.dtype); peak > 0)
@@ -235,10 +235,9 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
     // The regime: which of compute, memory (the level holding A, B and C) and fixed cost bounds
     // it, and how close it comes to that roof.
     const int threads = threads_of(rung);
-    Regime regime = classify(problem.flops(), ceilings->peak(rung.dtype, threads), problem.bytes(),
-                             ceilings->bandwidth(problem.bytes() / threads, threads), gemm_overhead_floor(rung, problem, *ceilings));
-    state.counters["roof_fraction"] = Counter(regime.bound_seconds(), Counter::kIsIterationInvariantRate);
-    label += (label.empty() ? "" : "; ") + regime.name + "-bound";
+    const Roofs roofs{ceilings->peak(rung.dtype, threads), ceilings->bandwidth(problem.bytes() / threads, threads),
+                      gemm_overhead_floor(rung, problem, *ceilings)};
+    label += (label.empty() ? "" : "; ") + set_regime(state, problem.flops(), problem.bytes(), roofs);
   }
   if (!label.empty()) state.SetLabel(label);
 }

@@ -13,7 +13,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "ceilings.hpp"
+#include "roofs/ceilings.hpp"
+#include "roofs/regime.hpp"
 #include "core/compare.hpp"
 #include "core/registry.hpp"
 
@@ -421,7 +422,7 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
                                                                             : ceilings->call_seconds;
       const DType unit = matrix || b.dtype == DType::f64 ? b.dtype : DType::f32;
       const double peak = device ? ceilings->device.peak(unit) : ceilings->peak(unit, threads);
-      Regime r = classify(costs[i].flops, peak, costs[i].bytes, bandwidth, call * costs[i].calls);
+      const Regime r = classify(costs[i].flops, costs[i].bytes, {peak, bandwidth, call * costs[i].calls});
       state.counters["op/" + std::string(op_name(op)) + "/roof_fraction"] =
           seconds_per_pass[i] > 0 ? r.bound_seconds() / seconds_per_pass[i] : 0;
       regimes += fmt::format("{}{}={}", regimes.empty() ? "" : ",", op_name(op), r.name);

@@ -4,7 +4,7 @@
 
 #include "core/registry.hpp"
 #include "gemm/gemm_suite.hpp"
-#include "overhead_probes.hpp"
+#include "roofs/overhead_probes.hpp"
 
 namespace ladder {
 namespace {

@@ -7,7 +7,8 @@
 #include <mutex>
 #include <vector>
 
-#include "ceilings.hpp"
+#include "roofs/ceilings.hpp"
+#include "roofs/regime.hpp"
 #include "core/dtype.hpp"
 #include "cuda/device_kernels.hpp"
 #include "device_case.hpp"
@@ -95,9 +96,7 @@ std::vector<BenchmarkCase> device_roofline_cases(const SuiteRequest& request) {
         const double peak = half ? device.fma_f16 : device.fma_f32;
         using benchmark::Counter;
         if (peak > 0 && k > 0) state.counters["peak_fraction"] = Counter(problem.flops() / peak, Counter::kIsIterationInvariantRate);
-        Regime regime = classify(problem.flops(), peak, problem.bytes(), device.bandwidth(problem.bytes()), device.launch_seconds);
-        state.counters["roof_fraction"] = Counter(regime.bound_seconds(), Counter::kIsIterationInvariantRate);
-        state.SetLabel(regime.name + "-bound");
+        state.SetLabel(set_regime(state, problem.flops(), problem.bytes(), {peak, device.bandwidth(problem.bytes()), device.launch_seconds}));
       }));
     }
   return cases;

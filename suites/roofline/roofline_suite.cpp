@@ -8,8 +8,9 @@
 #include <memory>
 #include <mutex>
 
-#include "cache/read_bandwidth.hpp"
-#include "ceilings.hpp"
+#include "roofs/read_bandwidth.hpp"
+#include "roofs/ceilings.hpp"
+#include "roofs/regime.hpp"
 #include "core/buffer.hpp"
 #include "core/cpu_features.hpp"
 #include "roofline_kernels.hpp"
@@ -180,9 +181,7 @@ std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request) {
         const double overhead = sweep.rung == "boxed"
                                     ? static_cast<double>(n) * (6.0 * k + 10.0) * ceilings->dispatch_seconds
                                     : ceilings->fork_join_seconds;
-        Regime regime = classify(flops, peak, bytes, bandwidth, overhead);
-        state.counters["roof_fraction"] = Counter(regime.bound_seconds(), Counter::kIsIterationInvariantRate);
-        state.SetLabel(regime.name + "-bound");
+        state.SetLabel(set_regime(state, flops, bytes, {peak, bandwidth, overhead}));
       };
       cases.push_back(std::move(c));
     }

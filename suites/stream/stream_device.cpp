@@ -6,7 +6,7 @@
 
 #include "cuda/device_kernels.hpp"
 #include "device_case.hpp"
-#include "stream_kernels.hpp"
+#include "roofs/stream_kernels.hpp"
 #include "stream_suite.hpp"
 
 namespace ladder {

@@ -8,10 +8,10 @@
 #include <memory>
 #include <mutex>
 
-#include "cache/read_bandwidth.hpp"
+#include "roofs/read_bandwidth.hpp"
 #include "core/buffer.hpp"
 #include "core/cpu_features.hpp"
-#include "stream_kernels.hpp"
+#include "roofs/stream_kernels.hpp"
 
 namespace ladder {
 namespace {

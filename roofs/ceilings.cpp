@@ -1,4 +1,4 @@
-#include "ceilings.hpp"
+#include "roofs/ceilings.hpp"
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -8,8 +8,8 @@
 #include <fstream>
 
 #include "core/cpu_features.hpp"
-#include "overhead/overhead_probes.hpp"
-#include "stream/stream_kernels.hpp"
+#include "roofs/overhead_probes.hpp"
+#include "roofs/stream_kernels.hpp"
 
 namespace ladder {
 namespace {
@@ -101,18 +101,6 @@ double Ceilings::dram_bandwidth(int t) const {
     if (p.level == "DRAM") return t > 1 ? std::max({p.bytes_per_second, triad_bytes_per_second, triad_nt_bytes_per_second})
                                         : p.bytes_per_second;
   return plateaus.empty() ? triad_bytes_per_second : plateaus.back().bytes_per_second;
-}
-
-double Regime::bound_seconds() const { return std::max({compute_seconds, memory_seconds, overhead_seconds}); }
-
-Regime classify(double flops, double peak, double bytes, double bandwidth, double overhead_seconds) {
-  Regime r;
-  r.compute_seconds = peak > 0 ? flops / peak : 0;
-  r.memory_seconds = bandwidth > 0 ? bytes / bandwidth : 0;
-  r.overhead_seconds = overhead_seconds;
-  const double bound = r.bound_seconds();
-  r.name = bound == r.compute_seconds ? "compute" : bound == r.memory_seconds ? "memory" : "overhead";
-  return r;
 }
 
 std::vector<TheoreticalFigure> theoretical_figures(const MachineInfo& machine) {

@@ -7,11 +7,11 @@
 #include <utility>
 #include <vector>
 
-#include "cache/read_bandwidth.hpp"
+#include "roofs/read_bandwidth.hpp"
 #include "core/machine.hpp"
 #include "core/peak.hpp"
 #include "core/registry.hpp"
-#include "gpu/gpu_ceilings.hpp"
+#include "roofs/device_ceilings.hpp"
 
 namespace ladder {
 
@@ -51,16 +51,6 @@ Ceilings measure_ceilings(const Registry& registry, const MachineInfo& machine, 
 
 std::vector<std::pair<std::string, std::string>> ceilings_context(const Ceilings& ceilings);
 std::string format_ceilings(const Ceilings& ceilings);
-
-// Which regime bounds a piece of work: the largest of its three lower bounds on time.
-struct Regime {
-  std::string name;  // "compute", "memory" or "overhead"
-  double compute_seconds = 0, memory_seconds = 0, overhead_seconds = 0;
-  double bound_seconds() const;
-};
-
-// Each bound is the work over its roof: flops / peak, bytes / bandwidth, the fixed cost as given.
-Regime classify(double flops, double peak_flops, double bytes, double bandwidth, double overhead_seconds);
 
 // Theoretical peaks from the CPU model where its units are documented (empty otherwise).
 std::vector<TheoreticalFigure> theoretical_figures(const MachineInfo& machine);

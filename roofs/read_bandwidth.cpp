@@ -1,6 +1,7 @@
-#include "read_bandwidth.hpp"
+#include "roofs/read_bandwidth.hpp"
 
-#include "suite.hpp"
+#include "roofs/array_size.hpp"
+#include "core/machine.hpp"
 
 #include <fmt/format.h>
 #include <omp.h>

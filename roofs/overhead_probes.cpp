@@ -1,4 +1,4 @@
-#include "overhead_probes.hpp"
+#include "roofs/overhead_probes.hpp"
 
 #include <omp.h>
 

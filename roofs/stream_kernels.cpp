@@ -1,4 +1,4 @@
-#include "stream_kernels.hpp"
+#include "roofs/stream_kernels.hpp"
 
 #include <immintrin.h>
 #include <omp.h>

@@ -1,6 +1,6 @@
 // Compiled in every build: peak() is plain arithmetic that the GEMM and model suites call
 // whether or not a device exists; only the measuring needs the CUDA backend.
-#include "gpu_ceilings.hpp"
+#include "roofs/device_ceilings.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,0 +1,26 @@
+#include "regime.hpp"
+
+#include <algorithm>
+
+namespace ladder {
+
+double Regime::bound_seconds() const { return std::max({compute_seconds, memory_seconds, overhead_seconds}); }
+
+Regime classify(double flops, double bytes, const Roofs& roofs) {
+  Regime r;
+  r.compute_seconds = roofs.peak_flops > 0 ? flops / roofs.peak_flops : 0;
+  r.memory_seconds = roofs.bytes_per_second > 0 ? bytes / roofs.bytes_per_second : 0;
+  r.overhead_seconds = roofs.overhead_seconds;
+  const double bound = r.bound_seconds();
+  r.name = bound == r.compute_seconds ? "compute" : bound == r.memory_seconds ? "memory" : "overhead";
+  return r;
+}
+
+std::string set_regime(benchmark::State& state, double flops, double bytes, const Roofs& roofs) {
+  const Regime regime = classify(flops, bytes, roofs);
+  // Bound seconds per iteration as a rate: Google Benchmark divides by the measured time.
+  state.counters["roof_fraction"] = benchmark::Counter(regime.bound_seconds(), benchmark::Counter::kIsIterationInvariantRate);
+  return regime.name + "-bound";
+}
+
+}  // namespace ladder

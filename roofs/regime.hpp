@@ -1,0 +1,31 @@
+// Which roof bounds a piece of work, and how near the measured time comes to it: the one place a
+// regime is decided and written into a case (the roof_fraction counter, the "-bound" label).
+#pragma once
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+namespace ladder {
+
+// The roofs a piece of work meets: the peak of the unit it runs on, the bandwidth of the memory
+// level holding its data, and the fixed cost it cannot go below (a call, a launch, a fork).
+struct Roofs {
+  double peak_flops = 0;
+  double bytes_per_second = 0;
+  double overhead_seconds = 0;
+};
+
+// Each bound is the work over its roof: flops / peak, bytes / bandwidth, the fixed cost as given.
+struct Regime {
+  std::string name;  // "compute", "memory" or "overhead"
+  double compute_seconds = 0, memory_seconds = 0, overhead_seconds = 0;
+  double bound_seconds() const;  // the largest of the three lower bounds on time
+};
+
+Regime classify(double flops, double bytes, const Roofs& roofs);
+
+// Sets the case's roof_fraction (the bound over the measured time of an iteration) and returns
+// "<regime>-bound" for its label.
+std::string set_regime(benchmark::State& state, double flops, double bytes, const Roofs& roofs);
+
+}  // namespace ladder
