@@ -1,5 +1,8 @@
 #include "ladder_table.hpp"
 
+#include "gemm/gemm_suite.hpp"
+#include "model/model_suite.hpp"
+#include "roofline/roofline_suite.hpp"
 #include "roofs/ceilings.hpp"
 
 #include <fmt/format.h>
@@ -95,7 +98,7 @@ std::vector<LadderRow> ladder_rows(const Registry& registry,
   std::map<std::string, std::map<std::int64_t, const benchmark::BenchmarkReporter::Run*>> by_rung;
   for (const auto& [key, run] : representative_runs(runs)) {
     auto name = parse_case_name(key);
-    if (!name || name->suite != "gemm") continue;
+    if (!name || name->suite != kGemmSuite) continue;
     by_rung[name->rung][name->n] = run;
   }
   std::vector<LadderRow> rows;
@@ -164,7 +167,7 @@ std::string format_ratios(const std::vector<benchmark::BenchmarkReporter::Run>& 
   std::map<std::pair<std::string, std::int64_t>, double> rate;
   for (const auto& [key, run] : representative_runs(runs)) {
     auto name = parse_case_name(key);
-    if (name && name->suite == "gemm" && !run_failed(*run)) rate[{name->rung, name->n}] = counter(*run, "flops");
+    if (name && name->suite == kGemmSuite && !run_failed(*run)) rate[{name->rung, name->n}] = counter(*run, "flops");
   }
   struct Pair {
     const char* ours;
@@ -203,7 +206,7 @@ std::string format_roofline_summary(const std::vector<benchmark::BenchmarkReport
   std::map<std::pair<std::string, std::string>, std::map<std::int64_t, const benchmark::BenchmarkReporter::Run*>> sweeps;
   for (const auto& [key, run] : representative_runs(runs)) {
     auto name = parse_case_name(key);
-    if (name && name->suite == "roofline" && !run_failed(*run)) sweeps[{name->rung, name->dtype}][name->n] = run;
+    if (name && name->suite == kRooflineSuite && !run_failed(*run)) sweeps[{name->rung, name->dtype}][name->n] = run;
   }
   std::string out;
   for (const auto& [series, points] : sweeps) {
@@ -258,7 +261,7 @@ std::string format_model_ops(const std::vector<benchmark::BenchmarkReporter::Run
   std::string out;
   for (const auto& [key, run] : representative_runs(runs)) {
     auto name = parse_case_name(key);
-    if (!name || name->suite != "model" || run_failed(*run)) continue;
+    if (!name || name->suite != kModelSuite || run_failed(*run)) continue;
     out += fmt::format("  {} ({}), {:.3g} ms per pass\n", key, run->report_label.substr(0, std::min(run->report_label.find("; verified"), run->report_label.find("; regimes"))),
                        run->GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run->time_unit) * 1e3);
     out += fmt::format("    {:<14} {:>10} {:>7} {:>10} {:>10} {:>9}  {}\n", "operation", "ms", "share", "GFLOP/s", "GB/s",
@@ -287,7 +290,7 @@ std::string format_model_sweep(const std::vector<benchmark::BenchmarkReporter::R
   std::map<std::string, std::map<std::int64_t, const benchmark::BenchmarkReporter::Run*>> sweeps;  // backend/dtype → side
   for (const auto& [key, run] : representative_runs(runs)) {
     auto name = parse_case_name(key);
-    if (name && name->suite == "model-sweep" && !run_failed(*run)) sweeps[name->rung + "/" + name->dtype][name->n] = run;
+    if (name && name->suite == kModelSweepSuite && !run_failed(*run)) sweeps[name->rung + "/" + name->dtype][name->n] = run;
   }
   // The operations whose work grows as (HW)^2: the correlation volume and the attention scores.
   const char* quadratic[] = {"corr_gemm", "corr_softmax", "soft_argmax", "attn_scores", "attn_softmax", "attn_values"};

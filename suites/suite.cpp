@@ -22,6 +22,10 @@ SuiteRung device_rung(std::string name, std::string dtype, std::string summary) 
   return {std::move(name), std::move(dtype), "GPU", "", std::move(summary), device_unavailable_reason};
 }
 
+std::string case_name(std::string_view suite, std::string_view rung, std::string_view dtype, std::string_view size) {
+  return fmt::format("{}/{}/{}/{}", suite, rung, dtype, size);
+}
+
 bool rung_requested(const SuiteRequest& request, const std::string& rung) {
   return request.rungs.empty() || std::find(request.rungs.begin(), request.rungs.end(), rung) != request.rungs.end();
 }

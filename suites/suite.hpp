@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -54,6 +55,10 @@ struct SuiteRequest {
   double host_usable_bytes = 0;
   std::function<double()> device_usable_bytes = [] { return 0.0; };
 };
+
+// A case's name: <suite>/<rung>/<dtype>/<size> ("gemm/avx512/f32/n:1024"); the report tools
+// split it back into these parts.
+std::string case_name(std::string_view suite, std::string_view rung, std::string_view dtype, std::string_view size);
 
 // One rung of a suite, as --list, --help, --rungs and the error messages know it.
 struct SuiteRung {

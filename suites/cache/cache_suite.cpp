@@ -18,7 +18,7 @@ std::vector<BenchmarkCase> cache_cases(const SuiteRequest& request) {
       if (request.profile == "smoke" && sizes[i] > (256 << 10)) break;
       const std::int64_t bytes = sizes[i];
       BenchmarkCase c;
-      c.name = fmt::format("cache/{}/u64/bytes:{}", rung, bytes);
+      c.name = case_name(kCacheSuite, rung, "u64", fmt::format("bytes:{}", bytes));
       c.memory_bytes = static_cast<double>(bytes) * threads;
       c.body = [bytes, threads](benchmark::State& state) {
         cache::ReadBuffers buffers(bytes, threads);
@@ -48,7 +48,7 @@ std::vector<BenchmarkCase> cache_cases(const SuiteRequest& request) {
 
 Suite cache_suite() {
   Suite s;
-  s.name = "cache";
+  s.name = kCacheSuite;
   s.summary = "read bandwidth against working-set size, one core and all cores";
   s.rungs = [] {
     return std::vector<SuiteRung>{{"one-core", "u64", "1 core", "", "reads of a working set from 4 KiB to 4x the last-level cache"},

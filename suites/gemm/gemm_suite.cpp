@@ -317,7 +317,7 @@ GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& in) {
 }
 
 std::string gemm_case_name(const GemmRung& rung, std::int64_t n) {
-  return fmt::format("gemm/{}/{}/n:{}", rung.name, dtype_name(rung.dtype), n);
+  return case_name(kGemmSuite, rung.name, dtype_name(rung.dtype), fmt::format("n:{}", n));
 }
 
 std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs,
@@ -371,7 +371,7 @@ std::vector<BenchmarkCase> gemm_cases(const SuiteRequest& request) {
 
 Suite gemm_suite() {
   Suite s;
-  s.name = "gemm";
+  s.name = kGemmSuite;
   s.summary = "the ladder: C = A*B at every rung";
   s.rungs = [] {
     std::vector<SuiteRung> rungs;

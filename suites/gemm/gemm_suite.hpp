@@ -1,6 +1,7 @@
 // The GEMM workload: deterministic inputs, the double-precision reference, verification, and
 // one Google Benchmark case per (rung, size): gemm/<rung>/<dtype>/n:<n>.
 #pragma once
+#include <string_view>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -105,6 +106,7 @@ BenchmarkCase gemm_case(const GemmCase& gemm_case, const Ceilings* ceilings);
 
 // gemm/<rung>/<dtype>/n:<n> for every available, requested rung at the requested sizes.
 // Rungs asked for by name but unavailable are reported on stderr and skipped.
+inline constexpr std::string_view kGemmSuite = "gemm";
 Suite gemm_suite();
 std::vector<BenchmarkCase> gemm_cases(const SuiteRequest& request);
 

@@ -504,7 +504,7 @@ Config sweep_config(const SweepShape& s, int side) {
 
 // The side in a case name "model-sweep/<backend>/<dtype>/side:<N>", or 0.
 int sweep_side(const std::string& name, const std::string& backend) {
-  const std::string prefix = "model-sweep/" + backend + "/";
+  const std::string prefix = std::string(kModelSweepSuite) + "/" + backend + "/";
   if (name.rfind(prefix, 0) != 0) return 0;
   const auto colon = name.rfind("side:");
   return colon == std::string::npos ? 0 : std::stoi(name.substr(colon + 5));
@@ -529,7 +529,7 @@ std::vector<BenchmarkCase> model_cases(const SuiteRequest& request) {
     if (!rung_requested(request, b.name) || !b.unavailable_reason().empty()) continue;
     for (const Config& c : configs) {
       if (b.max_layers_tokens && c.tokens() > b.max_layers_tokens && !request.model_config) continue;
-      cases.push_back(model_case(fmt::format("model/{}/{}/tokens:{}", b.name, dtype_name(b.dtype), c.tokens()), b, c,
+      cases.push_back(model_case(case_name(kModelSuite, b.name, dtype_name(b.dtype), fmt::format("tokens:{}", c.tokens())), b, c,
                                  request.ceilings));
     }
   }
@@ -550,7 +550,7 @@ std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request) {
     for (int side : sweep.sides) {
       const Config c = sweep_config(sweep, side);
       if (backend_footprint_bytes(b, c) > memory) break;
-      cases.push_back(model_case(fmt::format("model-sweep/{}/{}/side:{}", b.name, dtype_name(b.dtype), side), b, c, request.ceilings));
+      cases.push_back(model_case(case_name(kModelSweepSuite, b.name, dtype_name(b.dtype), fmt::format("side:{}", side)), b, c, request.ceilings));
       last = side;
     }
     const std::string shape = fmt::format("C={}, {} layers, {} heads", sweep.shape.channels, sweep.shape.layers, sweep.shape.heads);
@@ -632,7 +632,7 @@ std::vector<SuiteRung> model_rungs() {
 
 Suite model_suite() {
   Suite s;
-  s.name = "model";
+  s.name = kModelSuite;
   s.summary = "a dense-matching network (4D correlation + transformer) per backend";
   s.rungs = model_rungs;
   s.cases = model_cases;
@@ -642,7 +642,7 @@ Suite model_suite() {
 
 Suite model_sweep_suite() {
   Suite s;
-  s.name = "model-sweep";
+  s.name = kModelSweepSuite;
   s.summary = "that network at H = W = 16, 24, ... as far as memory and the time budget allow";
   s.rungs = model_rungs;
   s.cases = model_sweep_cases;

@@ -1,6 +1,7 @@
 // The model suite: model/<backend>/<dtype>/tokens:<HW>, each backend verified against the double
 // reference on `tiny` and `small` before anything is timed, the time split by operation type.
 #pragma once
+#include <string_view>
 #include <functional>
 #include <string>
 #include <vector>
@@ -63,6 +64,8 @@ std::vector<std::string> backend_names();
 namespace ladder {
 // One case: the backend verified (verification_config), its passes timed, verified again after.
 BenchmarkCase model_case(std::string name, const model::Backend& b, const model::Config& c, const Ceilings* ceilings);
+inline constexpr std::string_view kModelSuite = "model";
+inline constexpr std::string_view kModelSweepSuite = "model-sweep";
 Suite model_suite();
 Suite model_sweep_suite();
 std::vector<BenchmarkCase> model_cases(const SuiteRequest& request);

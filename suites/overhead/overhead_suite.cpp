@@ -11,7 +11,7 @@ namespace {
 
 BenchmarkCase fixed_cost(const std::string& name, std::int64_t ops, std::function<void()> batch, int threads = 1) {
   BenchmarkCase c;
-  c.name = fmt::format("overhead/{}/-/ops:{}", name, ops);
+  c.name = case_name(kOverheadSuite, name, "-", fmt::format("ops:{}", ops));
   c.body = [ops, batch, threads](benchmark::State& state) {
     for (auto _ : state) batch();
     using benchmark::Counter;
@@ -73,7 +73,7 @@ std::vector<BenchmarkCase> overhead_cases(const SuiteRequest& request) {
 
 Suite overhead_suite() {
   Suite s;
-  s.name = "overhead";
+  s.name = kOverheadSuite;
   s.summary = "fixed costs: a call, a parallel region, a bytecode, tiny GEMMs, GPU launches";
   s.rungs = [] {
     std::vector<SuiteRung> rungs;

@@ -1,4 +1,5 @@
 #pragma once
+#include <string_view>
 #include <vector>
 
 #include "suite.hpp"
@@ -8,6 +9,7 @@ namespace ladder {
 // overhead/<what>/-/ops:<per iteration>: fixed costs, each as seconds_per_op; plus the smallest
 // GEMMs (n = 1 … 64) through each rung marked small_gemm_sweep, where the call costs more than
 // the arithmetic; with a GPU, a launch, a synchronisation and a small cuBLAS call.
+inline constexpr std::string_view kOverheadSuite = "overhead";
 Suite overhead_suite();
 std::vector<BenchmarkCase> overhead_cases(const SuiteRequest& request);
 

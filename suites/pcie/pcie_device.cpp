@@ -22,7 +22,7 @@ std::vector<BenchmarkCase> device_pcie_cases(const SuiteRequest& request) {
     for (bool pinned : {true, false}) {
       const std::string rung = pcie_rung(to_device, pinned);
       if (!rung_requested(request, rung)) continue;
-      cases.push_back(device_case(fmt::format("pcie/{}/u8/bytes:{}", rung, bytes), [=](benchmark::State& state) {
+      cases.push_back(device_case(case_name(kPcieSuite, rung, "u8", fmt::format("bytes:{}", bytes)), [=](benchmark::State& state) {
         std::unique_ptr<cuda::PinnedBuffer> pinned_host;
         std::vector<unsigned char> pageable_host;
         unsigned char* host;

@@ -6,7 +6,7 @@ namespace ladder {
 
 Suite pcie_suite() {
   Suite s;
-  s.name = "pcie";
+  s.name = kPcieSuite;
   s.summary = "host-device copies, pinned and pageable (GPU builds, with a device)";
   s.rungs = [] {
     std::vector<SuiteRung> rungs;

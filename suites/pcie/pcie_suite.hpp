@@ -1,4 +1,5 @@
 #pragma once
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -7,6 +8,7 @@
 namespace ladder {
 
 // pcie/<h2d|d2h>-<pinned|pageable>/u8/bytes:<bytes>: host-device copies; GPU builds with a device.
+inline constexpr std::string_view kPcieSuite = "pcie";
 Suite pcie_suite();
 inline std::string pcie_rung(bool to_device, bool pinned) {
   return std::string(to_device ? "h2d" : "d2h") + (pinned ? "-pinned" : "-pageable");

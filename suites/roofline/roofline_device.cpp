@@ -59,7 +59,7 @@ std::vector<BenchmarkCase> device_roofline_cases(const SuiteRequest& request) {
     if (!smoke(request) || k == 1 || k == 8) ks.push_back(k);
   for (bool half : {false, true})
     for (int k : ks) {
-      cases.push_back(device_case(fmt::format("roofline/{}/{}/k:{}", kRooflineDeviceRung, half ? "f16" : "f32", k), [=, ceilings = request.ceilings](benchmark::State& state) {
+      cases.push_back(device_case(case_name(kRooflineSuite, kRooflineDeviceRung, half ? "f16" : "f32", fmt::format("k:{}", k)), [=, ceilings = request.ceilings](benchmark::State& state) {
         const std::size_t element = half ? 2 : 4;
         const RooflineInputs& inputs = roofline_inputs(n);
         const double input_sum = inputs.sum;

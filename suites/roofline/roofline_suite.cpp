@@ -155,7 +155,7 @@ std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request) {
     for (int k : roofline_intensities()) {
       if (smoke && k != 0 && k != 1 && k != 8) continue;
       BenchmarkCase c;
-      c.name = fmt::format("roofline/{}/{}/k:{}", sweep.rung, sweep.f64 ? "f64" : "f32", k);
+      c.name = case_name(kRooflineSuite, sweep.rung, sweep.f64 ? "f64" : "f32", fmt::format("k:{}", k));
       c.memory_bytes = 2.0 * static_cast<double>(n) * static_cast<double>(element);
       const Ceilings* ceilings = request.ceilings;
       c.body = [sweep, n, k, element, ceilings](benchmark::State& state) {
@@ -191,7 +191,7 @@ std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request) {
 
 Suite roofline_suite() {
   Suite s;
-  s.name = "roofline";
+  s.name = kRooflineSuite;
   s.summary = "FLOP/s against arithmetic intensity (scalar, avx2, avx512, boxed, GPU)";
   s.rungs = [] {
     std::vector<SuiteRung> rungs;

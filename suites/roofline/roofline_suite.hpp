@@ -1,4 +1,5 @@
 #pragma once
+#include <string_view>
 #include <vector>
 
 #include "roofline_kernels.hpp"
@@ -7,6 +8,7 @@
 namespace ladder {
 
 // roofline/<scalar|avx512|boxed>/<f32|f64>/k:<FMAs per element>, k = 0, 1, 2, 4, ... 512.
+inline constexpr std::string_view kRooflineSuite = "roofline";
 Suite roofline_suite();
 std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request);
 std::vector<int> roofline_intensities();

@@ -21,7 +21,7 @@ std::vector<BenchmarkCase> device_stream_cases(const SuiteRequest& request) {
   for (bool triad : {false, true}) {
     const std::string rung = triad ? kDeviceTriad : kDeviceCopy;
     if (!rung_requested(request, rung)) continue;
-    cases.push_back(device_case(fmt::format("stream/{}/f32/n:{}", rung, n), [n, triad](benchmark::State& state) {
+    cases.push_back(device_case(case_name(kStreamSuite, rung, "f32", fmt::format("n:{}", n)), [n, triad](benchmark::State& state) {
       std::vector<float> host(static_cast<std::size_t>(n), 1.0f);
       DeviceBuffer a(n * 4), b(n * 4), c(n * 4);
       a.upload(host.data(), n * 4);  // a = 1

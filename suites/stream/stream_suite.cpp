@@ -83,7 +83,7 @@ std::vector<BenchmarkCase> stream_cases(const SuiteRequest& request) {
       for (bool f64 : {true, false}) {
         const std::int64_t n = array_bytes / (f64 ? 8 : 4);
         BenchmarkCase c;
-        c.name = fmt::format("stream/{}/{}/n:{}", rung, f64 ? "f64" : "f32", n);
+        c.name = case_name(kStreamSuite, rung, f64 ? "f64" : "f32", fmt::format("n:{}", n));
         c.memory_bytes = 3.0 * static_cast<double>(array_bytes);
         c.body = [kernel, nontemporal, n, f64](benchmark::State& state) {
           if (f64) {
@@ -101,7 +101,7 @@ std::vector<BenchmarkCase> stream_cases(const SuiteRequest& request) {
 
 Suite stream_suite() {
   Suite s;
-  s.name = "stream";
+  s.name = kStreamSuite;
   s.summary = "STREAM copy/scale/add/triad (f64, f32; cached and streaming stores)";
   s.rungs = [] {
     std::vector<SuiteRung> rungs;

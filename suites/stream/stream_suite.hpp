@@ -1,4 +1,5 @@
 #pragma once
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@ namespace ladder {
 
 // stream/<kernel>[-nt]/<f64|f32>/n:<elements>: each array at least 4x the last-level cache; with
 // a GPU, stream/device-<copy|triad>/f32/n:<elements> in device memory.
+inline constexpr std::string_view kStreamSuite = "stream";
 Suite stream_suite();
 std::vector<BenchmarkCase> stream_cases(const SuiteRequest& request);
 

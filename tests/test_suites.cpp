@@ -1,0 +1,68 @@
+// The suites as the program knows them: each named once, with its rungs, and every case a suite
+// makes belongs to one of its rungs (or, for the overhead suite's tiny GEMMs, to a GEMM rung).
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/machine.hpp"
+#include "core/registry.hpp"
+#include "gemm/gemm_suite.hpp"
+#include "ladder_table.hpp"
+#include "suite.hpp"
+
+namespace ladder {
+namespace {
+
+TEST(Suites, EachIsNamedOnceWithASummaryAndItsRungs) {
+  std::set<std::string> names;
+  for (const Suite& s : suites()) {
+    EXPECT_TRUE(names.insert(s.name).second) << s.name << " is registered twice";
+    EXPECT_FALSE(s.summary.empty()) << s.name;
+    ASSERT_TRUE(s.rungs && s.cases) << s.name;
+    EXPECT_EQ(find_suite(s.name), &s);
+    std::set<std::string> rungs;
+    for (const SuiteRung& r : s.rungs()) {
+      EXPECT_TRUE(rungs.insert(r.name).second) << s.name << "/" << r.name << " is listed twice";
+      EXPECT_FALSE(r.summary.empty()) << s.name << "/" << r.name;
+      EXPECT_FALSE(r.where.empty()) << s.name << "/" << r.name;
+    }
+    EXPECT_FALSE(rungs.empty()) << s.name;
+  }
+  EXPECT_EQ(find_suite("fft"), nullptr);
+}
+
+// A smoke request's cases, built but not run: each is <suite>/<rung>/... with a rung of that
+// suite that is available here, so that --list and --rungs know every case's rung.
+TEST(Suites, EveryCaseBelongsToAnAvailableRungOfItsSuite) {
+  const MachineInfo machine = machine_info();
+  SuiteRequest request;
+  request.profile = "smoke";
+  request.machine = &machine;
+  request.host_usable_bytes = 1e9;
+  for (const Suite& s : suites()) {
+    std::set<std::string> available;
+    for (const SuiteRung& r : s.rungs())
+      if (r.unavailable_reason().empty()) available.insert(r.name);
+    for (const BenchmarkCase& c : s.cases(request)) {
+      const auto parts = split(c.name, '/');
+      ASSERT_EQ(parts.size(), 4u) << c.name;
+      if (parts[0] == kGemmSuite && s.name != kGemmSuite) {  // the overhead suite's tiny GEMMs
+        const GemmRung* rung = registry().find_gemm(parts[1]);
+        ASSERT_NE(rung, nullptr) << c.name;
+        EXPECT_TRUE(rung->small_gemm_sweep) << c.name;
+        continue;
+      }
+      EXPECT_EQ(parts[0], s.name) << c.name;
+      EXPECT_TRUE(available.count(parts[1])) << c.name << ": its rung is not an available rung of " << s.name;
+    }
+  }
+}
+
+TEST(Suites, ADeviceRungSaysWhyItCannotRunWithoutADevice) {
+  const SuiteRung r = device_rung("x", "f32", "a test rung");
+  EXPECT_EQ(r.where, "GPU");
+  EXPECT_EQ(r.unavailable_reason(), device_unavailable_reason());
+}
+
+}  // namespace
+}  // namespace ladder
