@@ -26,7 +26,8 @@ void print_console_reports(const std::vector<benchmark::BenchmarkReporter::Run>&
                   format_ladder(rows));
   print_section("Head to head, same run:", format_ratios(runs));
   if (auto ops = format_model_ops(runs); !ops.empty()) print_section("The model, by operation:", ops + model_memory_table());
-  print_section("The model against resolution (time per pass grows as (HW)^2 once the volumes dominate):", format_model_sweep(runs));
+  print_section("The model against resolution (time per pass grows as (HW)^2 once the volumes dominate):",
+                format_model_sweep(runs));
   print_section("The roofline sweep against the ceilings:", format_roofline_summary(runs, ceilings));
   print_section("Each case against its roof (roof_fraction, medians):", format_roof_check(runs));
   std::fputs(("\n" + format_ceilings(ceilings)).c_str(), stdout);

@@ -91,8 +91,7 @@ void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
   ConsoleReporter::ReportRuns(runs);
 }
 
-std::vector<LadderRow> ladder_rows(const Registry& registry,
-                                   const std::vector<benchmark::BenchmarkReporter::Run>& runs,
+std::vector<LadderRow> ladder_rows(const Registry& registry, const std::vector<benchmark::BenchmarkReporter::Run>& runs,
                                    std::int64_t ladder_n) {
   // rung name → (n → run)
   std::map<std::string, std::map<std::int64_t, const benchmark::BenchmarkReporter::Run*>> by_rung;
@@ -108,8 +107,7 @@ std::vector<LadderRow> ladder_rows(const Registry& registry,
     const auto& sizes = it->second;
     // The ladder size, else the largest size below it, else the smallest that ran.
     auto pick = sizes.upper_bound(ladder_n);
-    const benchmark::BenchmarkReporter::Run* run =
-        pick == sizes.begin() ? pick->second : std::prev(pick)->second;
+    const benchmark::BenchmarkReporter::Run* run = pick == sizes.begin() ? pick->second : std::prev(pick)->second;
     LadderRow row;
     row.rung = rung.name;
     row.dtype = std::string(dtype_name(rung.dtype));
@@ -134,8 +132,8 @@ std::vector<LadderRow> ladder_rows(const Registry& registry,
 }
 
 std::string format_ladder(const std::vector<LadderRow>& rows) {
-  std::string out = fmt::format("{:<13} {:<5} {:>6} {:>8} {:>11} {:>10} {:>9} {:>11} {:>10} {:>9}\n", "rung", "dtype",
-                                "n", "threads", "time", "GFLOP/s", "% peak", "x previous", "x boxed", "rel error");
+  std::string out = fmt::format("{:<13} {:<5} {:>6} {:>8} {:>11} {:>10} {:>9} {:>11} {:>10} {:>9}\n", "rung", "dtype", "n",
+                                "threads", "time", "GFLOP/s", "% peak", "x previous", "x boxed", "rel error");
   double boxed = 0, previous = 0;
   for (const auto& row : rows)
     if (row.rung == "boxed" && row.error.empty()) boxed = row.flops;
@@ -144,12 +142,12 @@ std::string format_ladder(const std::vector<LadderRow>& rows) {
       out += fmt::format("{:<13} {:<5} {:>6}  FAILED: {}\n", row.rung, row.dtype, row.n, row.error);
       continue;
     }
-    out += fmt::format("{:<13} {:<5} {:>6} {:>8} {:>11} {:>10} {:>9} {:>11} {:>10} {:>9}\n", row.rung, row.dtype, row.n,
-                       row.threads, format_time(row.seconds), format_rate(row.flops),
-                       row.peak_fraction > 0 ? fmt::format("{:.1f}%", row.peak_fraction * 100) : "-",
-                       previous > 0 ? format_factor(row.flops / previous) : "-",
-                       boxed > 0 ? format_factor(row.flops / boxed) : "-",
-                       row.rel_error >= 0 ? fmt::format("{:.1e}", row.rel_error) : "-");
+    out +=
+        fmt::format("{:<13} {:<5} {:>6} {:>8} {:>11} {:>10} {:>9} {:>11} {:>10} {:>9}\n", row.rung, row.dtype, row.n, row.threads,
+                    format_time(row.seconds), format_rate(row.flops),
+                    row.peak_fraction > 0 ? fmt::format("{:.1f}%", row.peak_fraction * 100) : "-",
+                    previous > 0 ? format_factor(row.flops / previous) : "-", boxed > 0 ? format_factor(row.flops / boxed) : "-",
+                    row.rel_error >= 0 ? fmt::format("{:.1e}", row.rel_error) : "-");
     if (row.cv > kNoisyCv) out.insert(out.size() - 1, fmt::format("  noisy (CV {:.0f}%)", 100 * row.cv));
     previous = row.flops;
   }
@@ -157,8 +155,10 @@ std::string format_ladder(const std::vector<LadderRow>& rows) {
   // than let the figure stand unexplained.
   for (const auto& row : rows)
     if (row.error.empty() && row.peak_fraction > 1.05)
-      out += fmt::format("note: {} ran above the {} peak measured at the start ({:.0f}%): the probe must have met a busy "
-                         "machine; treat this run's % of peak with care\n", row.rung, row.dtype, row.peak_fraction * 100);
+      out += fmt::format(
+          "note: {} ran above the {} peak measured at the start ({:.0f}%): the probe must have met a busy "
+          "machine; treat this run's % of peak with care\n",
+          row.rung, row.dtype, row.peak_fraction * 100);
   return out;
 }
 
@@ -189,9 +189,9 @@ std::string format_ratios(const std::vector<benchmark::BenchmarkReporter::Run>& 
       if (key.first != p.ours) continue;
       auto theirs = rate.find({p.theirs, key.second});
       if (theirs == rate.end() || theirs->second <= 0) continue;
-      out += fmt::format("  {:<18} / {:<18} at n={:<5} {:6.2f}x{}\n", p.ours, p.theirs, key.second,
-                         ours / theirs->second,
-                         *p.target && (key.second == 2048 || std::string(p.ours) == "boxed") ? fmt::format("   (target {})", p.target) : "");
+      out += fmt::format(
+          "  {:<18} / {:<18} at n={:<5} {:6.2f}x{}\n", p.ours, p.theirs, key.second, ours / theirs->second,
+          *p.target && (key.second == 2048 || std::string(p.ours) == "boxed") ? fmt::format("   (target {})", p.target) : "");
     }
   }
   return out;
@@ -216,11 +216,11 @@ std::string format_roofline_summary(const std::vector<benchmark::BenchmarkReport
     // The device's sweep against device memory, the host's against STREAM triad in DRAM.
     const bool device = series.first == "cuda";
     const double memory = device ? ceilings.device.memory_bytes_per_second() : ceilings.triad_bytes_per_second;
-    out += fmt::format("  {:<7} {:<4} k={:<3} {:>8.2f} GB/s ({:>5.1f}% of {})   k={:<3} {:>9.2f} GFLOP/s ({:>5.1f}% of its peak probe)   {}\n",
-                       series.first, series.second, low.first, low_bandwidth / 1e9,
-                       memory > 0 ? 100 * low_bandwidth / memory : 0.0, device ? "device memory" : "STREAM triad", high.first,
-                       counter(*high.second, "flops") / 1e9, 100 * counter(*high.second, "peak_fraction"),
-                       high.second->report_label);
+    out += fmt::format(
+        "  {:<7} {:<4} k={:<3} {:>8.2f} GB/s ({:>5.1f}% of {})   k={:<3} {:>9.2f} GFLOP/s ({:>5.1f}% of its peak probe)   {}\n",
+        series.first, series.second, low.first, low_bandwidth / 1e9, memory > 0 ? 100 * low_bandwidth / memory : 0.0,
+        device ? "device memory" : "STREAM triad", high.first, counter(*high.second, "flops") / 1e9,
+        100 * counter(*high.second, "peak_fraction"), high.second->report_label);
   }
   return out;
 }
@@ -245,7 +245,8 @@ std::string format_roof_check(const std::vector<benchmark::BenchmarkReporter::Ru
     }
   }
   if (figures == 0) return "";
-  if (above == 0) return fmt::format("  all {} figures at or below their roof (the closest: {:.2f}, {})\n", figures, largest, where);
+  if (above == 0)
+    return fmt::format("  all {} figures at or below their roof (the closest: {:.2f}, {})\n", figures, largest, where);
   return fmt::format(
       "  {} of {} figures above their roof (the largest: {:.2f}, {}). Each roof is a lower bound on the time, from\n"
       "  ceilings measured before the cases: above 1 means the machine moved in between (a shared VM's memory\n"
@@ -262,8 +263,10 @@ std::string format_model_ops(const std::vector<benchmark::BenchmarkReporter::Run
   for (const auto& [key, run] : representative_runs(runs)) {
     auto name = parse_case_name(key);
     if (!name || name->suite != kModelSuite || run_failed(*run)) continue;
-    out += fmt::format("  {} ({}), {:.3g} ms per pass\n", key, run->report_label.substr(0, std::min(run->report_label.find("; verified"), run->report_label.find("; regimes"))),
-                       run->GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run->time_unit) * 1e3);
+    out += fmt::format(
+        "  {} ({}), {:.3g} ms per pass\n", key,
+        run->report_label.substr(0, std::min(run->report_label.find("; verified"), run->report_label.find("; regimes"))),
+        run->GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run->time_unit) * 1e3);
     out += fmt::format("    {:<14} {:>10} {:>7} {:>10} {:>10} {:>9}  {}\n", "operation", "ms", "share", "GFLOP/s", "GB/s",
                        "% of roof", "bound by");
     const std::string& label = run->report_label;
@@ -276,8 +279,8 @@ std::string format_model_ops(const std::vector<benchmark::BenchmarkReporter::Run
     for (const auto& [counter, value] : run->counters) {
       if (counter.rfind("op/", 0) != 0 || counter.size() < 8 || counter.compare(counter.size() - 8, 8, "/seconds") != 0) continue;
       const std::string op = counter.substr(3, counter.size() - 11);
-      out += fmt::format("    {:<14} {:>10.3f} {:>6.1f}% {:>10.2f} {:>10.2f} {:>8.1f}%  {}\n", op, static_cast<double>(value) * 1e3,
-                         100 * ::ladder::counter(*run, ("op/" + op + "/share").c_str()),
+      out += fmt::format("    {:<14} {:>10.3f} {:>6.1f}% {:>10.2f} {:>10.2f} {:>8.1f}%  {}\n", op,
+                         static_cast<double>(value) * 1e3, 100 * ::ladder::counter(*run, ("op/" + op + "/share").c_str()),
                          ::ladder::counter(*run, ("op/" + op + "/flops").c_str()) / 1e9,
                          ::ladder::counter(*run, ("op/" + op + "/bytes_per_second").c_str()) / 1e9,
                          100 * ::ladder::counter(*run, ("op/" + op + "/roof_fraction").c_str()), regime_of(op));
@@ -304,9 +307,10 @@ std::string format_model_sweep(const std::vector<benchmark::BenchmarkReporter::R
       const double tokens = counter(*run, "tokens");
       double share = 0;
       for (const char* op : quadratic) share += counter(*run, (std::string("op/") + op + "/share").c_str());
-      const std::string growth = previous_seconds > 0 && tokens > previous_tokens
-                                     ? fmt::format("(HW)^{:.2f}", std::log(seconds / previous_seconds) / std::log(tokens / previous_tokens))
-                                     : "";
+      const std::string growth =
+          previous_seconds > 0 && tokens > previous_tokens
+              ? fmt::format("(HW)^{:.2f}", std::log(seconds / previous_seconds) / std::log(tokens / previous_tokens))
+              : "";
       out += fmt::format("    {:>5} {:>7.0f} {:>12} {:>9.1f} {:>10} {:>11.0f}% {:>7.2f} GB\n", side, tokens, format_time(seconds),
                          counter(*run, "flops") / 1e9, growth, 100 * share, counter(*run, "memory_bytes") / 1e9);
       previous_seconds = seconds;

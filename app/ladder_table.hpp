@@ -17,13 +17,17 @@ struct Ceilings;
 // skipped and skip_message. Templates, so that the branch for the other version is never compiled.
 template <class Run>
 bool run_failed(const Run& run) {
-  if constexpr (requires { run.error_occurred; }) return run.error_occurred;
-  else return run.skipped != decltype(run.skipped){};  // anything but NotSkipped
+  if constexpr (requires { run.error_occurred; })
+    return run.error_occurred;
+  else
+    return run.skipped != decltype(run.skipped){};  // anything but NotSkipped
 }
 template <class Run>
 std::string run_error(const Run& run) {
-  if constexpr (requires { run.error_message; }) return run.error_message;
-  else return run.skip_message;
+  if constexpr (requires { run.error_message; })
+    return run.error_message;
+  else
+    return run.skip_message;
 }
 
 // The pieces of `text` between separators, empty ones included ("a,,b" → a, "", b).

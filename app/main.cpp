@@ -28,7 +28,8 @@ using namespace ladder;
 // Google Benchmark's own flags, with the profile's defaults, through its parser before the
 // ceilings' half minute: an unknown one is refused now.
 void initialize_benchmark(Options& opt) {
-  if (!opt.user_min_time) opt.benchmark_args.push_back(min_time_flag(opt.profile == "quick" ? "0.2" : "0.5", LADDER_BENCHMARK_VERSION));
+  if (!opt.user_min_time)
+    opt.benchmark_args.push_back(min_time_flag(opt.profile == "quick" ? "0.2" : "0.5", LADDER_BENCHMARK_VERSION));
   // Shared machines are noisy: the full profile repeats each case, in random order across cases
   // (so that a noisy spell hits both sides of a ratio alike), and the tables use medians.
   if (!opt.user_repetitions && opt.profile == "full" && !opt.sizes) {

@@ -63,10 +63,8 @@ Environment: OMP_NUM_THREADS sets the all-core rungs' threads; LADDER_MAX_ISA ca
 hand-written ISA rungs and probes (scalar, avx2, avx512, avx512_bf16, amx).
 )";
 
-
 std::int64_t parse_size(const std::string& text) {
-  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoll(text) <= 0)
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos || std::stoll(text) <= 0)
     usage_error(fmt::format("size '{}' is not a positive integer (at most 9 digits)", text));
   return std::stoll(text);
 }
@@ -195,13 +193,13 @@ Options parse_options(int argc, char** argv) {
       if (name == "--benchmark_min_time") o.user_min_time = true;
       if (name == "--benchmark_repetitions") o.user_repetitions = true;
       if (name == "--benchmark_list_tests") o.list_tests = !has_value || (value != "false" && value != "0");
-      o.benchmark_args.push_back(name == "--benchmark_min_time" && has_value ? min_time_flag(value, LADDER_BENCHMARK_VERSION) : arg);
+      o.benchmark_args.push_back(name == "--benchmark_min_time" && has_value ? min_time_flag(value, LADDER_BENCHMARK_VERSION)
+                                                                             : arg);
     } else {
       usage_error(fmt::format("unknown option '{}'", arg));
     }
   }
   return o;
 }
-
 
 }  // namespace ladder

@@ -79,9 +79,7 @@ sigset_t interrupt_set() {
   return set;
 }
 
-void copy_to(char* target, std::size_t capacity, const std::string& text) {
-  std::snprintf(target, capacity, "%s", text.c_str());
-}
+void copy_to(char* target, std::size_t capacity, const std::string& text) { std::snprintf(target, capacity, "%s", text.c_str()); }
 
 }  // namespace
 
@@ -106,10 +104,14 @@ std::string write_file_atomically(const std::string& path, const std::string& te
   const bool closed = ::close(fd) == 0;
   const int close_errno = errno;
   std::string error;
-  if (!written) error = fmt::format("writing {} failed: {}", pattern, std::strerror(write_errno));
-  else if (!synced) error = fmt::format("flushing {} to disk failed: {}", pattern, std::strerror(sync_errno));
-  else if (!closed) error = fmt::format("closing {} failed: {}", pattern, std::strerror(close_errno));
-  else if (::rename(pattern.c_str(), path.c_str()) != 0) error = fmt::format("renaming {} to {} failed: {}", pattern, path, std::strerror(errno));
+  if (!written)
+    error = fmt::format("writing {} failed: {}", pattern, std::strerror(write_errno));
+  else if (!synced)
+    error = fmt::format("flushing {} to disk failed: {}", pattern, std::strerror(sync_errno));
+  else if (!closed)
+    error = fmt::format("closing {} failed: {}", pattern, std::strerror(close_errno));
+  else if (::rename(pattern.c_str(), path.c_str()) != 0)
+    error = fmt::format("renaming {} to {} failed: {}", pattern, path, std::strerror(errno));
   if (!error.empty()) {
     ::unlink(pattern.c_str());
     return error;
@@ -134,7 +136,8 @@ std::optional<std::string> finish_results_json(const std::string& text,
   if (at == std::string::npos) return std::nullopt;
   std::string added;
   for (const auto& [key, value] : late_context)
-    added += fmt::format(",\n    {}: {}", nlohmann::json(key).dump(), nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    added += fmt::format(",\n    {}: {}", nlohmann::json(key).dump(),
+                         nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   return text.substr(0, at) + added + text.substr(at);
 }
 
@@ -144,7 +147,9 @@ ResultsFile::ResultsFile(std::string path, ResultsFormat format) : path_(std::mo
   if (partial_fd_ < 0) throw std::runtime_error(fmt::format("cannot write results beside '{}': {}", path_, std::strerror(errno)));
   partial_path_ = pattern;
   switch (format_) {
-    case ResultsFormat::json: inner_ = std::make_unique<benchmark::JSONReporter>(); break;
+    case ResultsFormat::json:
+      inner_ = std::make_unique<benchmark::JSONReporter>();
+      break;
     case ResultsFormat::csv:
       // Deprecated in Google Benchmark, still the only CSV it writes; --benchmark_out_format=csv asks for it.
 #pragma GCC diagnostic push
@@ -152,7 +157,9 @@ ResultsFile::ResultsFile(std::string path, ResultsFormat format) : path_(std::mo
       inner_ = std::make_unique<benchmark::CSVReporter>();
 #pragma GCC diagnostic pop
       break;
-    case ResultsFormat::console: inner_ = std::make_unique<benchmark::ConsoleReporter>(benchmark::ConsoleReporter::OO_None); break;
+    case ResultsFormat::console:
+      inner_ = std::make_unique<benchmark::ConsoleReporter>(benchmark::ConsoleReporter::OO_None);
+      break;
   }
   inner_->SetOutputStream(&buffer_);
   inner_->SetErrorStream(&buffer_);
@@ -227,8 +234,10 @@ std::string ResultsFile::commit(const std::vector<std::pair<std::string, std::st
   std::string text = text_;
   std::string error;
   if (format_ == ResultsFormat::json) {
-    if (auto finished = finish_results_json(text, late_context)) text = std::move(*finished);
-    else error = "the results are not a complete Google Benchmark JSON document";
+    if (auto finished = finish_results_json(text, late_context))
+      text = std::move(*finished);
+    else
+      error = "the results are not a complete Google Benchmark JSON document";
   }
   if (error.empty()) error = write_file_atomically(path_, text);
   if (error.empty()) {
@@ -242,8 +251,8 @@ std::string ResultsFile::commit(const std::vector<std::pair<std::string, std::st
     discard();
     return fmt::format("{}; {} is unchanged; the figures are in {}", error, path_, unsaved);
   }
-  const std::string fallback = fmt::format("{}/ladderbench-unsaved-{}.json",
-                                           std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp", ::getpid());
+  const std::string fallback =
+      fmt::format("{}/ladderbench-unsaved-{}.json", std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp", ::getpid());
   if (write_file_atomically(fallback, text).empty()) {
     discard();
     return fmt::format("{}; {} is unchanged; the figures are in {}", error, path_, fallback);

@@ -42,7 +42,8 @@ namespace {
     std::string reason = rungs.empty() ? "" : rungs.front().unavailable_reason();
     for (const SuiteRung& rung : rungs)
       if (rung.unavailable_reason() != reason) reason.clear();
-    if (!reason.empty()) usage_error(fmt::format("no case to run: every rung of the {} suite is unavailable: {}", suite.name, reason));
+    if (!reason.empty())
+      usage_error(fmt::format("no case to run: every rung of the {} suite is unavailable: {}", suite.name, reason));
   }
   usage_error("no case to run: the suites, filter, rungs and sizes select nothing available");
 }
@@ -72,9 +73,10 @@ void check_memory(const std::vector<BenchmarkCase>& cases, const MemoryLimit& me
           largest_bytes = c.shared_memory_bytes + c.memory_bytes;
           largest = c.name;
         }
-      usage_error(fmt::format("the run would hold about {:.1f} GB at once (its largest case, {}, {:.1f} GB), but {} leaves "
-                              "{:.1f} GB, of which it may use 80%",
-                              whole / 1e9, largest, largest_bytes / 1e9, memory.source, memory.bytes / 1e9));
+      usage_error(
+          fmt::format("the run would hold about {:.1f} GB at once (its largest case, {}, {:.1f} GB), but {} leaves "
+                      "{:.1f} GB, of which it may use 80%",
+                      whole / 1e9, largest, largest_bytes / 1e9, memory.source, memory.bytes / 1e9));
     }
   }
   for (const auto& c : cases)

@@ -54,7 +54,10 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
   AddCustomContext("cpu_logical_cores", std::to_string(m.logical_cpus));
   AddCustomContext("threads", std::to_string(m.threads));
   for (const auto& c : m.caches)
-    AddCustomContext(fmt::format("cache_l{}_{}", c.level, c.type == "Unified" ? "unified" : c.type == "Data" ? "data" : "instruction"),
+    AddCustomContext(fmt::format("cache_l{}_{}", c.level,
+                                 c.type == "Unified" ? "unified"
+                                 : c.type == "Data"  ? "data"
+                                                     : "instruction"),
                      fmt::format("{} bytes, shared by {} cpus", c.bytes, c.shared_by));
   AddCustomContext("memory_total_bytes", std::to_string(m.memory_total_bytes));
   AddCustomContext("os", m.os);

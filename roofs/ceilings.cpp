@@ -14,9 +14,7 @@
 namespace ladder {
 namespace {
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // The read sweep on `threads` threads: one buffer of the largest size, read over prefixes.
 std::vector<cache::BandwidthPoint> read_sweep(const std::vector<std::int64_t>& sizes, int threads) {
@@ -98,8 +96,8 @@ double Ceilings::bandwidth(double bytes_per_thread, int t) const {
 double Ceilings::dram_bandwidth(int t) const {
   const auto& plateaus = t > 1 ? plateaus_all_cores : plateaus_one_core;
   for (const auto& p : plateaus)
-    if (p.level == "DRAM") return t > 1 ? std::max({p.bytes_per_second, triad_bytes_per_second, triad_nt_bytes_per_second})
-                                        : p.bytes_per_second;
+    if (p.level == "DRAM")
+      return t > 1 ? std::max({p.bytes_per_second, triad_bytes_per_second, triad_nt_bytes_per_second}) : p.bytes_per_second;
   return plateaus.empty() ? triad_bytes_per_second : plateaus.back().bytes_per_second;
 }
 
@@ -122,8 +120,7 @@ std::vector<TheoreticalFigure> theoretical_figures(const MachineInfo& machine) {
   if (ghz <= 0 || f32_per_cycle == 0) return out;
   const int cores = machine.logical_cpus;
   out.push_back({"peak_f32_flops", cores * f32_per_cycle * ghz * 1e9,
-                 fmt::format("{} cores x {} FLOP/cycle ({}) x {:.2f} GHz ({})", cores, f32_per_cycle, units, ghz,
-                             clock_source)});
+                 fmt::format("{} cores x {} FLOP/cycle ({}) x {:.2f} GHz ({})", cores, f32_per_cycle, units, ghz, clock_source)});
   out.push_back({"peak_f64_flops", cores * f32_per_cycle / 2.0 * ghz * 1e9,
                  fmt::format("{} cores x {} FLOP/cycle (half the f32 lanes) x {:.2f} GHz ({})", cores, f32_per_cycle / 2, ghz,
                              clock_source)});
@@ -159,10 +156,16 @@ Ceilings measure_ceilings(const Registry& registry, const MachineInfo& machine, 
   c.call_seconds = overhead::seconds_per_op(overhead::empty_calls, 1);
   c.fork_join_seconds = overhead::seconds_per_op(overhead::fork_joins, 1);
   overhead::BoxedProgram dispatch(overhead::BoxedProgram::Kind::dispatch), add(overhead::BoxedProgram::Kind::add);
-  c.dispatch_seconds = overhead::seconds_per_op([&](std::int64_t n) { for (std::int64_t i = 0; i < n; ++i) dispatch.run(); },
-                                                dispatch.ops());
-  c.boxed_add_seconds = overhead::seconds_per_op([&](std::int64_t n) { for (std::int64_t i = 0; i < n; ++i) add.run(); },
-                                                 add.ops());
+  c.dispatch_seconds = overhead::seconds_per_op(
+      [&](std::int64_t n) {
+        for (std::int64_t i = 0; i < n; ++i) dispatch.run();
+      },
+      dispatch.ops());
+  c.boxed_add_seconds = overhead::seconds_per_op(
+      [&](std::int64_t n) {
+        for (std::int64_t i = 0; i < n; ++i) add.run();
+      },
+      add.ops());
   c.theoretical = theoretical_figures(machine);
   c.device = measure_device_ceilings(smoke);  // no device (or no CUDA build): name empty
   return c;
@@ -209,7 +212,8 @@ std::vector<std::pair<std::string, std::string>> ceilings_context(const Ceilings
     ctx.emplace_back("gpu_bandwidth_read_bytes_per_second", num(c.device.read_bytes_per_second));
     ctx.emplace_back("gpu_bandwidth_write_bytes_per_second", num(c.device.write_bytes_per_second));
     ctx.emplace_back("gpu_bandwidth_memory_roof_bytes_per_second", num(c.device.memory_bytes_per_second()));
-    ctx.emplace_back("gpu_bandwidth_l2_read_bytes_per_second", num(c.device.l2_read_bytes_per_second));  // L2's size: device_context's gpu_l2_bytes
+    ctx.emplace_back("gpu_bandwidth_l2_read_bytes_per_second",
+                     num(c.device.l2_read_bytes_per_second));  // L2's size: device_context's gpu_l2_bytes
     ctx.emplace_back("gpu_overhead_launch_seconds", num(c.device.launch_seconds));
     if (!c.device.failures.empty()) {
       std::string all;
@@ -234,13 +238,13 @@ std::string format_ceilings(const Ceilings& c) {
   for (const auto* ps : {&c.plateaus_one_core, &c.plateaus_all_cores})
     for (const auto& p : *ps)
       if (std::find(levels.begin(), levels.end(), p.level) == levels.end()) levels.push_back(p.level);
-  std::sort(levels.begin(), levels.end(), [](const std::string& a, const std::string& b) {
-    return (a == "DRAM" ? "Z" : a) < (b == "DRAM" ? "Z" : b);
-  });
+  std::sort(levels.begin(), levels.end(),
+            [](const std::string& a, const std::string& b) { return (a == "DRAM" ? "Z" : a) < (b == "DRAM" ? "Z" : b); });
   auto show = [](const std::vector<cache::Plateau>& ps, const std::string& level) {
     for (const auto& p : ps)
       if (p.level == level)
-        return fmt::format("{:>7.1f} GB/s ({}..{})", p.bytes_per_second / 1e9, format_bytes(p.from_bytes), format_bytes(p.to_bytes));
+        return fmt::format("{:>7.1f} GB/s ({}..{})", p.bytes_per_second / 1e9, format_bytes(p.from_bytes),
+                           format_bytes(p.to_bytes));
     return std::string("not found");
   };
   for (const auto& level : levels)
@@ -260,10 +264,12 @@ std::string format_ceilings(const Ceilings& c) {
   if (!c.device.name.empty()) {
     out += fmt::format("  GPU {}: FMA f32 {:.1f} TFLOP/s, f16 {:.1f} TFLOP/s; launch {:.1f} us\n", c.device.name,
                        c.device.fma_f32 / 1e12, c.device.fma_f16 / 1e12, c.device.launch_seconds * 1e6);
-    out += fmt::format("       device memory: copy {:.0f} GB/s, read {:.0f}, write {:.0f}; its roof {:.0f} GB/s (the best of these)\n",
-                       c.device.copy_bytes_per_second / 1e9, c.device.read_bytes_per_second / 1e9,
-                       c.device.write_bytes_per_second / 1e9, c.device.memory_bytes_per_second() / 1e9);
-    out += fmt::format("       L2 ({}) read {:.0f} GB/s\n", format_bytes(c.device.l2_bytes), c.device.l2_read_bytes_per_second / 1e9);
+    out += fmt::format(
+        "       device memory: copy {:.0f} GB/s, read {:.0f}, write {:.0f}; its roof {:.0f} GB/s (the best of these)\n",
+        c.device.copy_bytes_per_second / 1e9, c.device.read_bytes_per_second / 1e9, c.device.write_bytes_per_second / 1e9,
+        c.device.memory_bytes_per_second() / 1e9);
+    out += fmt::format("       L2 ({}) read {:.0f} GB/s\n", format_bytes(c.device.l2_bytes),
+                       c.device.l2_read_bytes_per_second / 1e9);
     for (const auto& failure : c.device.failures) out += fmt::format("       not measured: {}\n", failure);
     for (const auto& [mode, rate] : c.device.cublas) out += fmt::format("       {:<12} {:>8.1f} TFLOP/s\n", mode, rate / 1e12);
   }

@@ -16,7 +16,7 @@
 namespace ladder {
 
 struct TheoreticalFigure {
-  std::string name;        // "peak_f32_flops"
+  std::string name;  // "peak_f32_flops"
   double value = 0;
   std::string derivation;  // "2 cores x 32 FLOP/cycle x 2.60 GHz (reported clock)"
 };
@@ -28,10 +28,10 @@ struct Ceilings {
   std::vector<cache::Plateau> plateaus_one_core, plateaus_all_cores;
   double triad_bytes_per_second = 0;     // STREAM triad, f64, all cores, STREAM's byte count
   double triad_nt_bytes_per_second = 0;  // the same with streaming stores (no write-allocate); 0 without AVX
-  double call_seconds = 0;            // an empty function call
-  double fork_join_seconds = 0;       // an empty OpenMP parallel region on all threads
-  double dispatch_seconds = 0;        // one bytecode dispatch in the boxed interpreter
-  double boxed_add_seconds = 0;       // one boxed float add (loads, add, allocation, pop)
+  double call_seconds = 0;               // an empty function call
+  double fork_join_seconds = 0;          // an empty OpenMP parallel region on all threads
+  double dispatch_seconds = 0;           // one bytecode dispatch in the boxed interpreter
+  double boxed_add_seconds = 0;          // one boxed float add (loads, add, allocation, pop)
   std::vector<TheoreticalFigure> theoretical;
   DeviceCeilings device;  // the GPU's, where one answers (name empty otherwise)
 

@@ -19,11 +19,16 @@ double DeviceCeilings::peak(DType dtype) const {
     return 0.0;
   };
   switch (dtype) {
-    case DType::f32: return std::max(fma_f32, library("cublas"));
-    case DType::tf32: return library("cublas-tf32");
-    case DType::f16: return std::max(fma_f16, library("cublas-f16"));
-    case DType::bf16: return library("cublas-bf16");
-    default: return 0;
+    case DType::f32:
+      return std::max(fma_f32, library("cublas"));
+    case DType::tf32:
+      return library("cublas-tf32");
+    case DType::f16:
+      return std::max(fma_f16, library("cublas-f16"));
+    case DType::bf16:
+      return library("cublas-bf16");
+    default:
+      return 0;
   }
 }
 
@@ -76,10 +81,11 @@ DeviceCeilings measure_device_ceilings([[maybe_unused]] bool smoke) {
   // L2: half of it, so that the whole buffer stays there; passes enough for about a millisecond.
   d.l2_bytes = cuda::l2_cache_bytes();
   if (d.l2_bytes > 0)
-    probe(d.l2_read_bytes_per_second, [&] { return cuda::read_rate(static_cast<std::int64_t>(d.l2_bytes / 2), smoke ? 4 : 256); });
+    probe(d.l2_read_bytes_per_second,
+          [&] { return cuda::read_rate(static_cast<std::int64_t>(d.l2_bytes / 2), smoke ? 4 : 256); });
   // Device memory on its own: a buffer eight times L2 (at least 256 MiB), read once and written once.
-  const std::int64_t far_beyond_l2 = smoke ? (std::int64_t{1} << 24)
-                                           : std::max(std::int64_t{1} << 28, static_cast<std::int64_t>(8 * d.l2_bytes));
+  const std::int64_t far_beyond_l2 =
+      smoke ? (std::int64_t{1} << 24) : std::max(std::int64_t{1} << 28, static_cast<std::int64_t>(8 * d.l2_bytes));
   probe(d.read_bytes_per_second, [&] { return cuda::read_rate(far_beyond_l2, 1); });
   probe(d.write_bytes_per_second, [&] { return cuda::write_rate(far_beyond_l2); });
   timer.start();

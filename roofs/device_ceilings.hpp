@@ -11,17 +11,17 @@
 namespace ladder {
 
 struct DeviceCeilings {
-  std::string name;  // empty: no device
-  double fma_f32 = 0, fma_f16 = 0;                       // FLOP/s of the FMA probes
-  std::vector<std::pair<std::string, double>> cublas;    // mode → best FLOP/s
-  double copy_bytes_per_second = 0;                      // device-to-device, STREAM count
-  double read_bytes_per_second = 0;                      // reads of a buffer far larger than L2
-  double write_bytes_per_second = 0;                     // cudaMemset of such a buffer
-  double l2_bytes = 0;                                   // the L2 cache's size
-  double l2_read_bytes_per_second = 0;                   // reads of a buffer that L2 holds
-  double launch_seconds = 0;                             // one empty kernel, back to back
-  std::vector<std::string> failures;  // a bandwidth probe that failed its check: what it said (its rate stays 0)
-  double peak(DType dtype) const;  // the best of the FMA probe and cuBLAS for that dtype
+  std::string name;                                    // empty: no device
+  double fma_f32 = 0, fma_f16 = 0;                     // FLOP/s of the FMA probes
+  std::vector<std::pair<std::string, double>> cublas;  // mode → best FLOP/s
+  double copy_bytes_per_second = 0;                    // device-to-device, STREAM count
+  double read_bytes_per_second = 0;                    // reads of a buffer far larger than L2
+  double write_bytes_per_second = 0;                   // cudaMemset of such a buffer
+  double l2_bytes = 0;                                 // the L2 cache's size
+  double l2_read_bytes_per_second = 0;                 // reads of a buffer that L2 holds
+  double launch_seconds = 0;                           // one empty kernel, back to back
+  std::vector<std::string> failures;                   // a bandwidth probe that failed its check: what it said (its rate stays 0)
+  double peak(DType dtype) const;                      // the best of the FMA probe and cuBLAS for that dtype
   // Device memory's roof: the best of copy, read and write. A kernel that mostly writes (the
   // attention scores) moves its bytes faster than a copy does, so a copy alone is no lower bound.
   double memory_bytes_per_second() const;

@@ -14,9 +14,7 @@ namespace {
 __attribute__((noinline)) void empty_function() { asm volatile(""); }
 void (*volatile g_empty)() = empty_function;
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 }  // namespace
 

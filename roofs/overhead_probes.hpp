@@ -32,7 +32,6 @@ class BoxedProgram {
 };
 
 // Seconds per operation of `body(batch)`: the best of a few timed batches.
-double seconds_per_op(const std::function<void(std::int64_t)>& body, std::int64_t ops_per_batch_unit,
-                      double seconds = 0.02);
+double seconds_per_op(const std::function<void(std::int64_t)>& body, std::int64_t ops_per_batch_unit, double seconds = 0.02);
 
 }  // namespace ladder::overhead

@@ -51,8 +51,7 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-ReadBuffers::ReadBuffers(std::int64_t bytes_per_thread, int threads)
-    : words_(std::max<std::int64_t>(32, bytes_per_thread / 8)) {
+ReadBuffers::ReadBuffers(std::int64_t bytes_per_thread, int threads) : words_(std::max<std::int64_t>(32, bytes_per_thread / 8)) {
   buffers_.resize(static_cast<std::size_t>(threads));
 #pragma omp parallel num_threads(threads)
   {
@@ -79,9 +78,7 @@ std::uint64_t ReadBuffers::expected_prefix(std::int64_t passes, std::int64_t wor
   return static_cast<std::uint64_t>(passes * words * threads());
 }
 
-std::int64_t ReadBuffers::passes_for_timing(std::int64_t words) {
-  return std::max<std::int64_t>(1, (16 << 20) / (words * 8));
-}
+std::int64_t ReadBuffers::passes_for_timing(std::int64_t words) { return std::max<std::int64_t>(1, (16 << 20) / (words * 8)); }
 
 std::int64_t last_level_cache_bytes(const MachineInfo& machine) {
   std::int64_t largest = 0;
@@ -103,8 +100,8 @@ std::vector<std::int64_t> sweep_sizes(const MachineInfo& machine) {
   return sizes;
 }
 
-std::vector<Plateau> detect_plateaus(const std::vector<BandwidthPoint>& curve,
-                                     const std::vector<CacheLevel>& caches, int threads) {
+std::vector<Plateau> detect_plateaus(const std::vector<BandwidthPoint>& curve, const std::vector<CacheLevel>& caches,
+                                     int threads) {
   // All-core L2 and L3 can differ by less than 20%; noise within a level is smaller than that, and a
   // level split by a noisy point is merged back below.
   constexpr double kTolerance = 1.15;
@@ -151,8 +148,7 @@ std::vector<Plateau> detect_plateaus(const std::vector<BandwidthPoint>& curve,
     // Two runs that land in one level (a noisy point split it) become one plateau.
     if (!plateaus.empty() && plateaus.back().level == p.level) {
       Plateau& last = plateaus.back();
-      last.bytes_per_second = (last.bytes_per_second * last.points + p.bytes_per_second * p.points) /
-                              (last.points + p.points);
+      last.bytes_per_second = (last.bytes_per_second * last.points + p.bytes_per_second * p.points) / (last.points + p.points);
       last.to_bytes = p.to_bytes;
       last.points += p.points;
       continue;

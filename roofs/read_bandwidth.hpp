@@ -33,14 +33,14 @@ class ReadBuffers {
 };
 
 struct BandwidthPoint {
-  std::int64_t bytes = 0;          // working set per thread
-  double bytes_per_second = 0;     // all threads together
+  std::int64_t bytes = 0;       // working set per thread
+  double bytes_per_second = 0;  // all threads together
 };
 
 struct Plateau {
-  std::string level;               // "L1", "L2", "L3", "DRAM"
+  std::string level;                          // "L1", "L2", "L3", "DRAM"
   std::int64_t from_bytes = 0, to_bytes = 0;  // working sets per thread it spans
-  double bytes_per_second = 0;     // the median of its points
+  double bytes_per_second = 0;                // the median of its points
   int points = 0;
 };
 
@@ -53,7 +53,7 @@ std::int64_t last_level_cache_bytes(const MachineInfo& machine);
 // Splits a curve (sorted by size) into runs of points within 15% of their run's median; runs
 // of at least two points are plateaus, named by the smallest cache level whose capacity (per
 // thread, for caches shared by `threads` threads) holds the plateau's middle, else DRAM.
-std::vector<Plateau> detect_plateaus(const std::vector<BandwidthPoint>& curve,
-                                     const std::vector<CacheLevel>& caches, int threads);
+std::vector<Plateau> detect_plateaus(const std::vector<BandwidthPoint>& curve, const std::vector<CacheLevel>& caches,
+                                     int threads);
 
 }  // namespace ladder::cache

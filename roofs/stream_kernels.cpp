@@ -9,10 +9,14 @@ namespace ladder::stream {
 
 std::string kernel_name(Kernel k) {
   switch (k) {
-    case Kernel::copy: return "copy";
-    case Kernel::scale: return "scale";
-    case Kernel::add: return "add";
-    case Kernel::triad: return "triad";
+    case Kernel::copy:
+      return "copy";
+    case Kernel::scale:
+      return "scale";
+    case Kernel::add:
+      return "add";
+    case Kernel::triad:
+      return "triad";
   }
   return "?";
 }
@@ -21,10 +25,14 @@ int words_moved(Kernel k) { return k == Kernel::copy || k == Kernel::scale ? 2 :
 
 double expected_output(Kernel k) {
   switch (k) {
-    case Kernel::copy: return kA;
-    case Kernel::scale: return kScalar * kC;
-    case Kernel::add: return kA + kB;
-    case Kernel::triad: return kB + kScalar * kC;
+    case Kernel::copy:
+      return kA;
+    case Kernel::scale:
+      return kScalar * kC;
+    case Kernel::add:
+      return kA + kB;
+    case Kernel::triad:
+      return kB + kScalar * kC;
   }
   return 0;
 }
@@ -104,16 +112,19 @@ void streaming_kernel(Kernel k, const Arrays<T>& x) {
         nt_range(c, begin, end, [&](std::int64_t i) { stream_store(c + i, load(a + i)); }, [&](std::int64_t i) { c[i] = a[i]; });
         break;
       case Kernel::scale:
-        nt_range(b, begin, end, [&](std::int64_t i) { stream_store(b + i, mul(sv, load(c + i))); },
-                 [&](std::int64_t i) { b[i] = s * c[i]; });
+        nt_range(
+            b, begin, end, [&](std::int64_t i) { stream_store(b + i, mul(sv, load(c + i))); },
+            [&](std::int64_t i) { b[i] = s * c[i]; });
         break;
       case Kernel::add:
-        nt_range(c, begin, end, [&](std::int64_t i) { stream_store(c + i, add(load(a + i), load(b + i))); },
-                 [&](std::int64_t i) { c[i] = a[i] + b[i]; });
+        nt_range(
+            c, begin, end, [&](std::int64_t i) { stream_store(c + i, add(load(a + i), load(b + i))); },
+            [&](std::int64_t i) { c[i] = a[i] + b[i]; });
         break;
       case Kernel::triad:
-        nt_range(a, begin, end, [&](std::int64_t i) { stream_store(a + i, add(load(b + i), mul(sv, load(c + i)))); },
-                 [&](std::int64_t i) { a[i] = b[i] + s * c[i]; });
+        nt_range(
+            a, begin, end, [&](std::int64_t i) { stream_store(a + i, add(load(b + i), mul(sv, load(c + i)))); },
+            [&](std::int64_t i) { a[i] = b[i] + s * c[i]; });
         break;
     }
   }

@@ -66,8 +66,7 @@ double run_memory_bytes(const std::vector<BenchmarkCase>& cases) {
   return total;
 }
 
-void register_cases(const std::vector<BenchmarkCase>& cases,
-                    const std::function<void(const BenchmarkCase&)>& on_first_call) {
+void register_cases(const std::vector<BenchmarkCase>& cases, const std::function<void(const BenchmarkCase&)>& on_first_call) {
   for (const BenchmarkCase& c : cases) {
     auto started = std::make_shared<bool>(false);
     auto* b = benchmark::RegisterBenchmark(c.name.c_str(), [c, started, on_first_call](benchmark::State& state) {

@@ -104,7 +104,6 @@ std::vector<std::string> array_cap_notes();
 
 // Registers the cases with Google Benchmark; `on_first_call` runs once per case before its
 // first call (progress for long runs).
-void register_cases(const std::vector<BenchmarkCase>& cases,
-                    const std::function<void(const BenchmarkCase&)>& on_first_call);
+void register_cases(const std::vector<BenchmarkCase>& cases, const std::function<void(const BenchmarkCase&)>& on_first_call);
 
 }  // namespace ladder

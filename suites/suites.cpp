@@ -11,14 +11,8 @@ namespace ladder {
 
 const std::vector<Suite>& suites() {
   static const std::vector<Suite> all = {
-      gemm_suite(),
-      stream_suite(),
-      cache_suite(),
-      roofline_suite(),
-      overhead_suite(),
-      pcie_suite(),
-      model_suite(),
-      model_sweep_suite(),
+      gemm_suite(),     stream_suite(), cache_suite(), roofline_suite(),
+      overhead_suite(), pcie_suite(),   model_suite(), model_sweep_suite(),
   };
   return all;
 }

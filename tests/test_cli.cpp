@@ -62,7 +62,8 @@ TEST(Cli, RejectsABadFilterAndAFilterThatSelectsNothing) {
   expect_usage_error("--benchmark_filter=^nothing$ --sizes 8", "no case to run");
 }
 TEST(Cli, RejectsAnUnwritableResultsFile) {
-  expect_usage_error("--rungs autovec --sizes 8 --benchmark_out=/nonexistent-dir/x.json", "cannot write results beside '/nonexistent-dir/x.json'");
+  expect_usage_error("--rungs autovec --sizes 8 --benchmark_out=/nonexistent-dir/x.json",
+                     "cannot write results beside '/nonexistent-dir/x.json'");
 }
 TEST(Cli, RefusesAModelThatCannotFitBeforeAllocating) {
   // naive: in every build (cpu needs OpenBLAS), and no cap on an explicit --model.
@@ -119,8 +120,8 @@ TEST(Cli, ListShowsEveryRungWithItsStatus) {
 TEST(Cli, GpuRungsAreAvailableOrSayWhy) {
   Result list = run_ladderbench("--list");
   bool naive_unavailable = false;
-  for (const char* rung : {"gemm/cuda-naive ", "gemm/cuda-tiled ", "gemm/cuda-regtile ", "gemm/cublas ",
-                           "gemm/cublas-tf32 ", "gemm/cublas-f16 ", "gemm/cublas-bf16 "}) {
+  for (const char* rung : {"gemm/cuda-naive ", "gemm/cuda-tiled ", "gemm/cuda-regtile ", "gemm/cublas ", "gemm/cublas-tf32 ",
+                           "gemm/cublas-f16 ", "gemm/cublas-bf16 "}) {
     auto at = list.output.find(rung);
     ASSERT_NE(at, std::string::npos) << rung;
     std::string line = list.output.substr(at, list.output.find('\n', at) - at);
@@ -161,8 +162,7 @@ TEST(Cli, AnUnavailableRungIsSkippedWithItsReason) {
   // Capped, avx512 cannot run; asking for it alone leaves nothing to run.
   Result r = run_ladderbench("--rungs avx512 --sizes 8", "LADDER_MAX_ISA=avx2");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("skipping gemm/avx512: unavailable: capped by LADDER_MAX_ISA=avx2"), std::string::npos)
-      << r.output;
+  EXPECT_NE(r.output.find("skipping gemm/avx512: unavailable: capped by LADDER_MAX_ISA=avx2"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -40,14 +40,15 @@ TEST(Bf16, RoundsToNearestEven) {
 }
 
 TEST(F16, RoundTripsAndRoundsToNearestEven) {
-  for (float x : {0.0f, 1.0f, -3.0f, 0.5f, 65504.0f, 6.103515625e-05f /* smallest normal */, 5.9604645e-08f /* smallest subnormal */})
+  for (float x :
+       {0.0f, 1.0f, -3.0f, 0.5f, 65504.0f, 6.103515625e-05f /* smallest normal */, 5.9604645e-08f /* smallest subnormal */})
     EXPECT_EQ(to_float(to_f16(x)), x) << x;
   EXPECT_EQ(to_f16(1.0f).bits, 0x3c00);
   EXPECT_EQ(to_f16(-2.0f).bits, 0xc000);
-  EXPECT_EQ(to_f16(1.0f + 1.0f / 2048).bits, 0x3c00);      // halfway: down to even
-  EXPECT_EQ(to_f16(1.0f + 3.0f / 2048).bits, 0x3c02);      // halfway: up to even
-  EXPECT_EQ(to_f16(70000.0f).bits, 0x7c00);                // overflow: infinity
-  EXPECT_EQ(to_f16(2.0e-8f).bits, 0x0000);                 // below half the smallest subnormal
+  EXPECT_EQ(to_f16(1.0f + 1.0f / 2048).bits, 0x3c00);  // halfway: down to even
+  EXPECT_EQ(to_f16(1.0f + 3.0f / 2048).bits, 0x3c02);  // halfway: up to even
+  EXPECT_EQ(to_f16(70000.0f).bits, 0x7c00);            // overflow: infinity
+  EXPECT_EQ(to_f16(2.0e-8f).bits, 0x0000);             // below half the smallest subnormal
   EXPECT_TRUE(std::isnan(to_float(to_f16(std::numeric_limits<float>::quiet_NaN()))));
 }
 

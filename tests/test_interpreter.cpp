@@ -109,16 +109,18 @@ TEST(Interpreter, ListIndexingIncludingNegative) {
   Ref list(new_list(3));
   auto& items = static_cast<ListObject*>(list.o)->items;
   for (int i = 0; i < 3; ++i) items[i] = new_float(i + 0.5);
-  auto r = run(1, [](Code& c) {  // return xs[-1] + xs[0]
-    c.emit(Op::load_fast, 0);
-    c.emit(Op::load_const, c.add_const(new_int(-1)));
-    c.emit(Op::binary_subscr);
-    c.emit(Op::load_fast, 0);
-    c.emit(Op::load_const, c.add_const(new_int(0)));
-    c.emit(Op::binary_subscr);
-    c.emit(Op::binary_add);
-    c.emit(Op::return_value);
-  }, {list.o});
+  auto r = run(1,
+               [](Code& c) {  // return xs[-1] + xs[0]
+                 c.emit(Op::load_fast, 0);
+                 c.emit(Op::load_const, c.add_const(new_int(-1)));
+                 c.emit(Op::binary_subscr);
+                 c.emit(Op::load_fast, 0);
+                 c.emit(Op::load_const, c.add_const(new_int(0)));
+                 c.emit(Op::binary_subscr);
+                 c.emit(Op::binary_add);
+                 c.emit(Op::return_value);
+               },
+               {list.o});
   EXPECT_EQ(float_of(r.o), 3.0);
 }
 
@@ -133,38 +135,46 @@ std::string error_of(int locals, const std::function<void(Code&)>& body, const s
 
 TEST(Interpreter, RaisesPythonsErrors) {
   Ref list(new_list(2));
-  EXPECT_EQ(error_of(1, [](Code& c) {
-              c.emit(Op::load_fast, 0);
-              c.emit(Op::load_const, c.add_const(new_int(2)));
-              c.emit(Op::binary_subscr);
-              c.emit(Op::return_value);
-            }, {list.o}),
+  EXPECT_EQ(error_of(1,
+                     [](Code& c) {
+                       c.emit(Op::load_fast, 0);
+                       c.emit(Op::load_const, c.add_const(new_int(2)));
+                       c.emit(Op::binary_subscr);
+                       c.emit(Op::return_value);
+                     },
+                     {list.o}),
             "IndexError: list index out of range");
-  EXPECT_EQ(error_of(1, [](Code& c) {
-              c.emit(Op::load_fast, 0);
-              c.emit(Op::load_const, c.add_const(new_float(1.0)));
-              c.emit(Op::binary_add);
-              c.emit(Op::return_value);
-            }, {list.o}),
+  EXPECT_EQ(error_of(1,
+                     [](Code& c) {
+                       c.emit(Op::load_fast, 0);
+                       c.emit(Op::load_const, c.add_const(new_float(1.0)));
+                       c.emit(Op::binary_add);
+                       c.emit(Op::return_value);
+                     },
+                     {list.o}),
             "TypeError: unsupported operand type(s) for +: 'list' and 'float'");
-  EXPECT_EQ(error_of(1, [](Code& c) {
-              c.emit(Op::load_fast, 0);
-              c.emit(Op::load_const, c.add_const(new_float(1.0)));
-              c.emit(Op::binary_subscr);
-              c.emit(Op::return_value);
-            }, {list.o}),
+  EXPECT_EQ(error_of(1,
+                     [](Code& c) {
+                       c.emit(Op::load_fast, 0);
+                       c.emit(Op::load_const, c.add_const(new_float(1.0)));
+                       c.emit(Op::binary_subscr);
+                       c.emit(Op::return_value);
+                     },
+                     {list.o}),
             "TypeError: list indices must be integers, not float");
-  EXPECT_EQ(error_of(0, [](Code& c) {
-              c.emit(Op::load_global, c.add_name("numpy"));
-              c.emit(Op::return_value);
-            }),
+  EXPECT_EQ(error_of(0,
+                     [](Code& c) {
+                       c.emit(Op::load_global, c.add_name("numpy"));
+                       c.emit(Op::return_value);
+                     }),
             "NameError: name 'numpy' is not defined");
-  EXPECT_EQ(error_of(0, [](Code& c) {
-              c.emit(Op::load_const, c.add_const(new_float(1.0)));
-              c.emit(Op::load_const, c.add_const(new_int(3)));
-              c.emit(Op::binary_subscr);
-              c.emit(Op::return_value);
-            }),
+  EXPECT_EQ(error_of(0,
+                     [](Code& c) {
+                       c.emit(Op::load_const, c.add_const(new_float(1.0)));
+                       c.emit(Op::load_const, c.add_const(new_int(3)));
+                       c.emit(Op::binary_subscr);
+                       c.emit(Op::return_value);
+                     }),
             "TypeError: 'float' object is not subscriptable");
 }
 
@@ -182,15 +192,17 @@ TEST(Interpreter, FreesEverythingItAllocates) {
   // An error half-way through a loop must release the frame's stack and locals too.
   {
     Ref list(new_list(2));
-    error_of(2, [](Code& c) {
-      c.emit(Op::load_const, c.add_const(new_float(1.0)));
-      c.emit(Op::store_fast, 1);
-      c.emit(Op::load_fast, 1);
-      c.emit(Op::load_fast, 0);
-      c.emit(Op::load_const, c.add_const(new_int(5)));
-      c.emit(Op::binary_subscr);
-      c.emit(Op::return_value);
-    }, {list.o});
+    error_of(2,
+             [](Code& c) {
+               c.emit(Op::load_const, c.add_const(new_float(1.0)));
+               c.emit(Op::store_fast, 1);
+               c.emit(Op::load_fast, 1);
+               c.emit(Op::load_fast, 0);
+               c.emit(Op::load_const, c.add_const(new_int(5)));
+               c.emit(Op::binary_subscr);
+               c.emit(Op::return_value);
+             },
+             {list.o});
   }
   EXPECT_EQ(live_objects(), before);
 }

@@ -24,9 +24,10 @@ class SmokeRun : public ::testing::Test {
     // ctest runs each test of this fixture as its own process, possibly at once: one file each.
     path_ = fs::path(LADDER_TEST_TMP) / fmt::format("smoke-{}.json", getpid());
     fs::remove(path_);
-    std::string command = fmt::format("'{}' --profile smoke --benchmark_min_time=0.001 "
-                                      "--benchmark_out='{}' > '{}.log' 2>&1",
-                                      LADDERBENCH_EXE, path_.string(), path_.string());
+    std::string command = fmt::format(
+        "'{}' --profile smoke --benchmark_min_time=0.001 "
+        "--benchmark_out='{}' > '{}.log' 2>&1",
+        LADDERBENCH_EXE, path_.string(), path_.string());
     exit_code_ = std::system(command.c_str());
     std::ifstream in(path_);
     if (in) doc_ = nlohmann::json::parse(in, nullptr, false);
@@ -50,16 +51,39 @@ TEST_F(SmokeRun, ExitsCleanlyAndRenamesTheFile) {
 TEST_F(SmokeRun, ContextDescribesMachineBuildAndPeaks) {
   ASSERT_TRUE(doc_.contains("context"));
   const auto& ctx = doc_["context"];
-  for (const char* key : {"date", "host_name", "num_cpus", "caches", "library_build_type",  // Google Benchmark's
-                          "machine_id", "cpu_model", "cpu_isa_flags", "cpu_logical_cores", "threads",
-                          "memory_total_bytes", "compiler", "cxx_flags", "rung_flags", "git_sha",
-                          "benchmark_library_version", "fmt_version", "max_isa", "peak_f32_flops",
-                          "peak_f32_source", "peak_f64_flops", "peak_f32_flops_one_core", "ladder_order",
-                          "bandwidth_stream_triad_bytes_per_second", "bandwidth_main_memory_roof_bytes_per_second",
+  for (const char* key : {"date",
+                          "host_name",
+                          "num_cpus",
+                          "caches",
+                          "library_build_type",  // Google Benchmark's
+                          "machine_id",
+                          "cpu_model",
+                          "cpu_isa_flags",
+                          "cpu_logical_cores",
+                          "threads",
+                          "memory_total_bytes",
+                          "compiler",
+                          "cxx_flags",
+                          "rung_flags",
+                          "git_sha",
+                          "benchmark_library_version",
+                          "fmt_version",
+                          "max_isa",
+                          "peak_f32_flops",
+                          "peak_f32_source",
+                          "peak_f64_flops",
+                          "peak_f32_flops_one_core",
+                          "ladder_order",
+                          "bandwidth_stream_triad_bytes_per_second",
+                          "bandwidth_main_memory_roof_bytes_per_second",
                           "ridge_point_f32_flop_per_byte",
-                          "overhead_call_seconds", "overhead_omp_fork_join_seconds",
-                          "overhead_bytecode_dispatch_seconds", "overhead_boxed_add_seconds",
-                          "model_out_of_memory_side_16GB", "model_cpu_elementwise_isa", "cpu_microarchitecture"})
+                          "overhead_call_seconds",
+                          "overhead_omp_fork_join_seconds",
+                          "overhead_bytecode_dispatch_seconds",
+                          "overhead_boxed_add_seconds",
+                          "model_out_of_memory_side_16GB",
+                          "model_cpu_elementwise_isa",
+                          "cpu_microarchitecture"})
     EXPECT_TRUE(ctx.contains(key)) << key;
   // The sweep says where each backend stopped and why: every one that ran it, and cpu wherever
   // the model suite ran cpu (a build without OpenBLAS has none).
@@ -83,9 +107,10 @@ TEST_F(SmokeRun, ContextDescribesMachineBuildAndPeaks) {
   }
   // With a device: its measured ceilings, L2's read bandwidth among them.
   if (ctx.contains("gpu_name"))
-    for (const char* key : {"gpu_peak_f32_fma_flops", "gpu_bandwidth_copy_bytes_per_second", "gpu_bandwidth_read_bytes_per_second",
-                            "gpu_bandwidth_write_bytes_per_second", "gpu_bandwidth_memory_roof_bytes_per_second",
-                            "gpu_bandwidth_l2_read_bytes_per_second", "gpu_l2_bytes", "gpu_overhead_launch_seconds"}) {
+    for (const char* key :
+         {"gpu_peak_f32_fma_flops", "gpu_bandwidth_copy_bytes_per_second", "gpu_bandwidth_read_bytes_per_second",
+          "gpu_bandwidth_write_bytes_per_second", "gpu_bandwidth_memory_roof_bytes_per_second",
+          "gpu_bandwidth_l2_read_bytes_per_second", "gpu_l2_bytes", "gpu_overhead_launch_seconds"}) {
       ASSERT_TRUE(ctx.contains(key)) << key;
       EXPECT_GT(std::stod(ctx[key].get<std::string>()), 0) << key;
     }
@@ -108,7 +133,9 @@ const std::map<std::string, std::vector<const char*>> kCounters = {
     {"roofline", {"flops", "bytes", "intensity", "k", "threads", "roof_fraction", "bytes_per_second"}},
     {"overhead", {"seconds_per_op", "items_per_second", "threads"}},
     {"pcie", {"bytes", "bytes_per_second"}},
-    {"model", {"flops", "bytes", "tokens", "threads", "memory_bytes", "op/corr_gemm/seconds", "op/corr_gemm/share", "op/attn_softmax/flops"}},
+    {"model",
+     {"flops", "bytes", "tokens", "threads", "memory_bytes", "op/corr_gemm/seconds", "op/corr_gemm/share",
+      "op/attn_softmax/flops"}},
     {"model-sweep", {"flops", "tokens", "memory_bytes", "op/corr_gemm/seconds", "op/attn_softmax/share"}},
 };
 

@@ -41,14 +41,17 @@ TEST(LadderTable, ShowsSpeedupsOverPreviousAndBoxedAndFailures) {
 // Four times the tokens in sixteen times the time: the sweep table calls that (HW)^2.
 TEST(LadderTable, ModelSweepShowsTheGrowthExponent) {
   auto run = [](const char* name, double seconds, double tokens) {
-    auto r = run_with(name, {{"tokens", tokens}, {"flops", 1e9}, {"memory_bytes", tokens * 1e5},
-                             {"op/attn_softmax/share", 0.5}, {"op/corr_gemm/share", 0.25}});
+    auto r = run_with(name, {{"tokens", tokens},
+                             {"flops", 1e9},
+                             {"memory_bytes", tokens * 1e5},
+                             {"op/attn_softmax/share", 0.5},
+                             {"op/corr_gemm/share", 0.25}});
     r.real_accumulated_time = seconds;
     r.time_unit = benchmark::kSecond;
     return r;
   };
-  const std::string table = format_model_sweep({run("model-sweep/cpu/f32/side:16/real_time", 0.5, 256),
-                                                run("model-sweep/cpu/f32/side:32/real_time", 8.0, 1024)});
+  const std::string table = format_model_sweep(
+      {run("model-sweep/cpu/f32/side:16/real_time", 0.5, 256), run("model-sweep/cpu/f32/side:32/real_time", 8.0, 1024)});
   EXPECT_NE(table.find("cpu/f32"), std::string::npos) << table;
   EXPECT_NE(table.find("(HW)^2.00"), std::string::npos) << table;
   EXPECT_NE(table.find("75%"), std::string::npos) << table;  // the (HW)^2 operations' share
@@ -80,13 +83,15 @@ TEST(LadderTable, RoofCheckCountsFiguresAboveTheirRoofAndNamesTheLargest) {
       run_with("model/cpu/f32/tokens:20/real_time", {{"op/residual/roof_fraction", 0.9}, {"op/gelu/roof_fraction", 0.5}})};
   std::string check = format_roof_check(runs);
   EXPECT_NE(check.find("all 3 figures at or below their roof (the closest: 0.90, model/cpu/f32/tokens:20 residual)"),
-            std::string::npos) << check;
+            std::string::npos)
+      << check;
   runs.push_back(run_with("roofline/avx2/f64/k:4/real_time", {{"roof_fraction", 1.24}}));
   check = format_roof_check(runs);
   EXPECT_NE(check.find("1 of 4 figures above their roof (the largest: 1.24, roofline/avx2/f64/k:4)"), std::string::npos) << check;
   runs.push_back(run_with("gemm/cublas/f32/n:2048/manual_time", {{"roof_fraction", 1.3}}));  // a GPU case
   check = format_roof_check(runs);
-  EXPECT_NE(check.find("2 of 5 figures above their roof (the largest: 1.30, gemm/cublas/f32/n:2048)"), std::string::npos) << check;
+  EXPECT_NE(check.find("2 of 5 figures above their roof (the largest: 1.30, gemm/cublas/f32/n:2048)"), std::string::npos)
+      << check;
   EXPECT_EQ(format_roof_check({run_with("stream/copy/f64/n:8/real_time", {{"bytes", 16}})}), "");
 }
 

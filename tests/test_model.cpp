@@ -77,10 +77,10 @@ TEST(Model, FlopAndByteCountsMatchAHandCount) {
   // H=2, W=2 (L=4), C=4, 1 layer, 2 heads.
   const auto cost = op_costs(Config{"hand", 2, 2, 4, 1, 2});
   auto at = [&](Op op) { return cost[static_cast<int>(op)]; };
-  EXPECT_DOUBLE_EQ(at(Op::corr_gemm).flops, 2.0 * 4 * 4 * 4);      // L x L outputs, C multiply-adds each
+  EXPECT_DOUBLE_EQ(at(Op::corr_gemm).flops, 2.0 * 4 * 4 * 4);         // L x L outputs, C multiply-adds each
   EXPECT_DOUBLE_EQ(at(Op::corr_gemm).bytes, 4.0 * (2 * 4 * 4 + 16));  // f1, f2 read; the volume written
-  EXPECT_DOUBLE_EQ(at(Op::qkv_gemm).flops, 2.0 * 4 * 4 * 12);      // L x 3C outputs, C each
-  EXPECT_DOUBLE_EQ(at(Op::attn_scores).flops, 2.0 * 16 * 4);       // heads x L x L x head_dim
+  EXPECT_DOUBLE_EQ(at(Op::qkv_gemm).flops, 2.0 * 4 * 4 * 12);         // L x 3C outputs, C each
+  EXPECT_DOUBLE_EQ(at(Op::attn_scores).flops, 2.0 * 16 * 4);          // heads x L x L x head_dim
   EXPECT_DOUBLE_EQ(at(Op::attn_softmax).flops, 5.0 * 2 * 16);
   EXPECT_DOUBLE_EQ(at(Op::mlp_gemm).flops, 2.0 * 2 * 4 * 4 * 16);  // two GEMMs of L x C x 4C
   EXPECT_DOUBLE_EQ(at(Op::head_gemm).flops, 2.0 * 4 * 4 * 2);
@@ -91,7 +91,7 @@ TEST(Model, FlopAndByteCountsMatchAHandCount) {
   // What one call touches: an add reads x and y and writes x back; a softmax and GELU work in place.
   EXPECT_DOUBLE_EQ(at(Op::residual).working_set, 4.0 * 2 * 16);
   EXPECT_DOUBLE_EQ(at(Op::corr_softmax).working_set, 4.0 * 16);
-  EXPECT_DOUBLE_EQ(at(Op::attn_softmax).working_set, 4.0 * 2 * 16);  // both heads' scores in one call
+  EXPECT_DOUBLE_EQ(at(Op::attn_softmax).working_set, 4.0 * 2 * 16);           // both heads' scores in one call
   EXPECT_DOUBLE_EQ(at(Op::attn_scores).working_set, 4.0 * (2 * 4 * 2 + 16));  // one head: Q and K slices, L x L out
   EXPECT_DOUBLE_EQ(at(Op::corr_gemm).working_set, at(Op::corr_gemm).bytes);
   double total = 0;
@@ -133,7 +133,6 @@ TEST(Model, ConfigurationsAreValidatedAndNamed) {
   EXPECT_FALSE(named_config("huge").has_value());
 }
 
-
 // Each element-wise operation on its own: the cpu backends' vectorised ones (and their scalar
 // fallback) against the double loops, on rows that end mid-vector and on values that stress exp.
 std::vector<float> random_values(std::size_t n, float scale, unsigned seed) {
@@ -146,7 +145,8 @@ std::vector<float> random_values(std::size_t n, float scale, unsigned seed) {
 
 double max_relative_gap(const std::vector<float>& got, const std::vector<double>& want) {
   double gap = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) gap = std::max(gap, std::fabs(got[i] - want[i]) / std::max(1e-3, std::fabs(want[i])));
+  for (std::size_t i = 0; i < got.size(); ++i)
+    gap = std::max(gap, std::fabs(got[i] - want[i]) / std::max(1e-3, std::fabs(want[i])));
   return gap;
 }
 
@@ -180,7 +180,8 @@ void check_each_operation(const Ops& ops, const char* what) {
       for (std::size_t i = 0; i < v.size(); ++i) EXPECT_NEAR(v[i], want[i], 1e-5 * std::max(1.0, std::fabs(want[i]))) << i;
     }
     {  // transpose (rows x cols → cols x rows), bias per column, residual add
-      const auto v = random_values(rows * cols, 1.0f, 9), bias = random_values(cols, 1.0f, 10), y = random_values(rows * cols, 1.0f, 11);
+      const auto v = random_values(rows * cols, 1.0f, 9), bias = random_values(cols, 1.0f, 10),
+                 y = random_values(rows * cols, 1.0f, 11);
       std::vector<float> t(v.size()), x = v;
       ops.transpose(v.data(), rows, cols, t.data());
       for (std::int64_t r = 0; r < rows; ++r)
@@ -294,7 +295,8 @@ TEST(ModelOps, TheColumnMajorCallComputesTheRowMajorProduct) {
     for (std::int64_t j = 0; j < n; ++j)
       for (std::int64_t i = 0; i < m; ++i) {
         float sum = 0;
-        for (std::int64_t p = 0; p < k; ++p) sum += (ta ? a[i * lda + p] : a[p * lda + i]) * (tb ? b[p * ldb + j] : b[j * ldb + p]);
+        for (std::int64_t p = 0; p < k; ++p)
+          sum += (ta ? a[i * lda + p] : a[p * lda + i]) * (tb ? b[p * ldb + j] : b[j * ldb + p]);
         c[j * ldc + i] = sum;
       }
   };
@@ -383,8 +385,8 @@ struct OperandRecordingGemm {
   std::shared_ptr<std::int64_t> reserved = std::make_shared<std::int64_t>(0), largest = std::make_shared<std::int64_t>(0);
   void reserve_operands(std::int64_t elements) const { *reserved = elements; }
   template <class T>
-  void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a, std::int64_t lda,
-            const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc) const {
+  void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a, std::int64_t lda, const T* b,
+            std::int64_t ldb, T beta, T* c, std::int64_t ldc) const {
     *largest = std::max(*largest, m * k + k * n);
     LoopGemm{}.gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }

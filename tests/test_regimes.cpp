@@ -34,10 +34,14 @@ std::vector<cache::BandwidthPoint> curve(double l1, double l2, double l3, double
   const double l3_end = 12e6, dram_start = 45e6;
   for (double bytes = 4096; bytes <= (128 << 20) * 1.001; bytes *= std::sqrt(2.0), ++i) {
     double bw;
-    if (bytes <= (32 << 10)) bw = l1;
-    else if (bytes <= (768 << 10)) bw = l2;
-    else if (bytes <= l3_end) bw = l3;
-    else if (bytes >= dram_start) bw = dram;
+    if (bytes <= (32 << 10))
+      bw = l1;
+    else if (bytes <= (768 << 10))
+      bw = l2;
+    else if (bytes <= l3_end)
+      bw = l3;
+    else if (bytes >= dram_start)
+      bw = dram;
     else {
       const double f = std::log(bytes / l3_end) / std::log(dram_start / l3_end);
       bw = std::pow(l3, 1 - f) * std::pow(dram, f);
@@ -104,7 +108,8 @@ TEST(Regime, AGemmsOverheadFloorIsWhatEveryCallSurelyPays) {
   EXPECT_DOUBLE_EQ(gemm_overhead_floor(*registry().find_gemm("parallel"), one, c), 1.5e-6);
   EXPECT_DOUBLE_EQ(gemm_overhead_floor(*registry().find_gemm("naive"), one, c), 2e-9);
   // A library runs n=1 on the calling thread (OpenBLAS took 60 ns here, under a fork's 1.5 us).
-  for (auto [library, backend] : {std::pair{"openblas", OptionalBackend::openblas}, std::pair{"onednn", OptionalBackend::onednn}}) {
+  for (auto [library, backend] :
+       {std::pair{"openblas", OptionalBackend::openblas}, std::pair{"onednn", OptionalBackend::onednn}}) {
     if (!backend_built(backend)) continue;
     EXPECT_DOUBLE_EQ(gemm_overhead_floor(*registry().find_gemm(library), one, c), 2e-9) << library;
   }
@@ -176,7 +181,8 @@ void check_stream(bool nontemporal) {
     T* out = arrays.output(k);
     std::fill(out, out + n, std::numeric_limits<T>::quiet_NaN());
     stream::run(k, arrays, nontemporal);
-    for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(out[i], static_cast<T>(stream::expected_output(k))) << stream::kernel_name(k) << " " << i;
+    for (std::int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(out[i], static_cast<T>(stream::expected_output(k))) << stream::kernel_name(k) << " " << i;
     EXPECT_EQ(stream::checksum(k, arrays), stream::expected_output(k) * n);
   }
 }

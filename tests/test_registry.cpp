@@ -39,7 +39,8 @@ TEST(Registry, HoldsTheLadderInOrder) {
   EXPECT_EQ(std::find(names.begin(), names.end(), "onednn-bf16") - amx, 1) << "onednn-bf16 follows amx";
 #endif
 #ifdef LADDER_HAVE_CUDA
-  std::vector<std::string> gpu = {"cuda-naive", "cuda-tiled", "cuda-regtile", "cublas", "cublas-tf32", "cublas-f16", "cublas-bf16"};
+  std::vector<std::string> gpu = {"cuda-naive",  "cuda-tiled", "cuda-regtile", "cublas",
+                                  "cublas-tf32", "cublas-f16", "cublas-bf16"};
   EXPECT_EQ(std::vector<std::string>(names.end() - gpu.size(), names.end()), gpu);
 #endif
 }

@@ -41,13 +41,12 @@ TEST_P(RungMatchesReference, WithinTolerance) {
   EXPECT_LE(v.verdict.relative_error, dtype_tolerance(rung->dtype));
 }
 
-INSTANTIATE_TEST_SUITE_P(AllRungs, RungMatchesReference, ::testing::ValuesIn(all_cases()),
-                         [](const auto& info) {
-                           std::string name = info.param.rung + "_n" + std::to_string(info.param.n);
-                           for (char& ch : name)
-                             if (ch == '-') ch = '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllRungs, RungMatchesReference, ::testing::ValuesIn(all_cases()), [](const auto& info) {
+  std::string name = info.param.rung + "_n" + std::to_string(info.param.n);
+  for (char& ch : name)
+    if (ch == '-') ch = '_';
+  return name;
+});
 
 // Large enough that avx2 and avx512 pack B in several column blocks (and tiled/parallel, several K
 // blocks): a prime, so every block and tile has a ragged edge.
@@ -110,9 +109,7 @@ TEST(Verification, RejectsAnOutputThatWasNeverWritten) {
 }
 
 TEST(Verification, RejectsAllZeros) {
-  auto v = verify_gemm_rung(broken_rung([](const GemmOperands& op) {
-                              std::fill(op.c, op.c + op.n * op.n, 0.0f);
-                            }),
+  auto v = verify_gemm_rung(broken_rung([](const GemmOperands& op) { std::fill(op.c, op.c + op.n * op.n, 0.0f); }),
                             cached_gemm_inputs(33));
   EXPECT_FALSE(v.verdict.ok);
   EXPECT_EQ(v.verdict.message, "output is all zero");
@@ -134,8 +131,7 @@ TEST(Verification, RejectsAnOffByOneIndex) {
 }
 
 TEST(Verification, ReportsAThrowingRung) {
-  auto v = verify_gemm_rung(broken_rung([](const GemmOperands&) { throw std::runtime_error("boom"); }),
-                            cached_gemm_inputs(7));
+  auto v = verify_gemm_rung(broken_rung([](const GemmOperands&) { throw std::runtime_error("boom"); }), cached_gemm_inputs(7));
   EXPECT_FALSE(v.verdict.ok);
   EXPECT_EQ(v.verdict.message, "threw: boom");
 }
@@ -180,9 +176,8 @@ TEST(GemmInputs, RoundingToEachFormatShowsAndFitsItsTolerance) {
     if (n > 1) EXPECT_TRUE(has_negative && has_positive);
     const double bf16_error = rounding_error(in, [](float x) { return to_float(to_bf16(x)); });
     const double f16_error = rounding_error(in, [](float x) { return to_float(to_f16(x)); });
-    const double tf32_truncated = rounding_error(in, [](float x) {
-      return std::bit_cast<float>(std::bit_cast<std::uint32_t>(x) & ~0x1fffu);
-    });
+    const double tf32_truncated =
+        rounding_error(in, [](float x) { return std::bit_cast<float>(std::bit_cast<std::uint32_t>(x) & ~0x1fffu); });
     EXPECT_GT(bf16_error, 1e-4);
     EXPECT_LT(bf16_error, dtype_tolerance(DType::bf16) / 2);
     EXPECT_GT(f16_error, 1e-5);

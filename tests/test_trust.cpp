@@ -84,9 +84,8 @@ GemmRung fault_rung(std::string name, DType dtype, std::function<std::unique_ptr
 }
 
 TEST(FaultInjection, ACorrectKernelPassesBeforeAndAfterTiming) {
-  const GemmRung rung = fault_rung("test-correct", DType::f32, [](const GemmOperands& op) {
-    return make_kernel([op] { correct_product(op, DType::f32); });
-  });
+  const GemmRung rung = fault_rung("test-correct", DType::f32,
+                                   [](const GemmOperands& op) { return make_kernel([op] { correct_product(op, DType::f32); }); });
   const Outcome o = time_case(rung, 48);
   EXPECT_FALSE(o.failed) << o.message;
 }
@@ -139,9 +138,8 @@ TEST(FaultInjection, AZeroedTileOfABf16ProductIsCaught) {
   const auto zero_tile = [](const GemmOperands& op) {
     for (std::int64_t i = 32; i < 48; ++i) std::fill(op.c + i * op.n + 64, op.c + i * op.n + 80, 0.0f);
   };
-  const GemmRung right = fault_rung("test-bf16", DType::bf16, [](const GemmOperands& op) {
-    return make_kernel([op] { correct_product(op, DType::bf16); });
-  });
+  const GemmRung right = fault_rung(
+      "test-bf16", DType::bf16, [](const GemmOperands& op) { return make_kernel([op] { correct_product(op, DType::bf16); }); });
   Outcome o = time_case(right, 257);
   EXPECT_FALSE(o.failed) << o.message;
   const GemmRung faulty = fault_rung("test-bf16-tile", DType::bf16, [zero_tile](const GemmOperands& op) {
@@ -175,8 +173,8 @@ TEST(VerificationBounds, AZeroedTileCannotHideAtAnyProfileSize) {
       for (std::int64_t i = n / 3; i < n / 3 + 16; ++i)
         std::fill(got.begin() + i * n + n / 2, got.begin() + i * n + n / 2 + 16, 0.0f);
       const Verdict bad = compare_to_reference(got, reference, verification_tolerance(dtype), n);
-      EXPECT_FALSE(bad.ok) << dtype_name(dtype) << " n=" << n << ": a zeroed tile passed with error "
-                           << bad.relative_error << ", worst row " << bad.worst_row_error;
+      EXPECT_FALSE(bad.ok) << dtype_name(dtype) << " n=" << n << ": a zeroed tile passed with error " << bad.relative_error
+                           << ", worst row " << bad.worst_row_error;
     }
   }
 }

@@ -44,16 +44,15 @@ std::string exe() { return fmt::format("'{}'", LADDERBENCH_EXE); }
 class TrustCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(LADDER_TEST_TMP) / fmt::format("trust-{}-{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), getpid());
+    dir_ = fs::path(LADDER_TEST_TMP) /
+           fmt::format("trust-{}-{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), getpid());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     out_ = dir_ / "results.json";
   }
   void TearDown() override { fs::remove_all(dir_); }
   // A results file that must survive: what a good earlier run left.
-  void write_good_file() {
-    std::ofstream(out_) << kGood;
-  }
+  void write_good_file() { std::ofstream(out_) << kGood; }
   std::string content() const {
     std::ifstream in(out_);
     std::stringstream s;
@@ -88,7 +87,8 @@ TEST_F(TrustCli, BadBenchmarkFlagsAreOneLineAndExitTwoBeforeMeasuring) {
   expect_one_line_usage_error(shell(base + "--benchmark_repetitions=abc"), "--benchmark_repetitions 'abc'");
   expect_one_line_usage_error(shell(base + "--benchmark_min_time=abc"), "--benchmark_min_time 'abc'");
   expect_one_line_usage_error(shell(base + "--benchmark_min_time=-1"), "--benchmark_min_time '-1'");
-  expect_one_line_usage_error(shell(base + "--benchmark_out_format=xml --benchmark_out=" + out_.string()), "'xml' is not json, csv or console");
+  expect_one_line_usage_error(shell(base + "--benchmark_out_format=xml --benchmark_out=" + out_.string()),
+                              "'xml' is not json, csv or console");
   expect_one_line_usage_error(shell(base + "--benchmark_format=xml"), "'xml' is not json, csv or console");
   expect_one_line_usage_error(shell(base + "--benchmark_bogus=1"), "unknown Google Benchmark flag '--benchmark_bogus=1'");
   EXPECT_TRUE(leftovers().empty());
@@ -179,7 +179,8 @@ TEST_F(TrustCli, AnInterruptedRunKeepsWhatItMeasured) {
   for (ssize_t got; seen.find("[3/") == std::string::npos && (got = read(pipe_fds[0], buffer.data(), buffer.size())) > 0;)
     seen.append(buffer.data(), static_cast<std::size_t>(got));
   kill(child, SIGINT);
-  for (ssize_t got; (got = read(pipe_fds[0], buffer.data(), buffer.size())) > 0;) seen.append(buffer.data(), static_cast<std::size_t>(got));
+  for (ssize_t got; (got = read(pipe_fds[0], buffer.data(), buffer.size())) > 0;)
+    seen.append(buffer.data(), static_cast<std::size_t>(got));
   close(pipe_fds[0]);
   int status = 0;
   waitpid(child, &status, 0);
@@ -197,9 +198,10 @@ TEST_F(TrustCli, AnInterruptedRunKeepsWhatItMeasured) {
 // Item 14: more threads than cores is named on the console and in the JSON.
 TEST_F(TrustCli, OversubscribedThreadsAreNamed) {
   const unsigned cores = std::thread::hardware_concurrency();
-  const Result r = shell(fmt::format("OMP_NUM_THREADS={} {} --profile smoke --suite gemm --rungs naive "
-                                     "--benchmark_min_time=0.001 --benchmark_out='{}'",
-                                     cores * 4, exe(), out_.string()));
+  const Result r =
+      shell(fmt::format("OMP_NUM_THREADS={} {} --profile smoke --suite gemm --rungs naive "
+                        "--benchmark_min_time=0.001 --benchmark_out='{}'",
+                        cores * 4, exe(), out_.string()));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find(fmt::format("{} threads on {} logical CPUs", cores * 4, cores)), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("This machine was not quiet during the run"), std::string::npos) << r.output;

@@ -7,8 +7,8 @@
 
 namespace ladder {
 
-Verdict compare_to_reference(std::span<const float> got, std::span<const double> reference,
-                             double tolerance, std::int64_t row_length) {
+Verdict compare_to_reference(std::span<const float> got, std::span<const double> reference, double tolerance,
+                             std::int64_t row_length) {
   Verdict v;
   if (got.size() != reference.size()) {
     v.message = fmt::format("output has {} elements, the reference {}", got.size(), reference.size());

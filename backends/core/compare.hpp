@@ -19,7 +19,7 @@ struct Verdict {
 // reference: a fault confined to a few elements (a zeroed tile) is diluted in the global norm as n
 // grows, but not in its row's.
 inline constexpr double kRowToleranceFactor = 4;
-Verdict compare_to_reference(std::span<const float> got, std::span<const double> reference,
-                             double tolerance, std::int64_t row_length = 0);
+Verdict compare_to_reference(std::span<const float> got, std::span<const double> reference, double tolerance,
+                             std::int64_t row_length = 0);
 
 }  // namespace ladder

@@ -64,9 +64,9 @@ CpuFeatures detect() {
   f.fma = bit(r1.ecx, 12);
   bool osxsave = bit(r1.ecx, 27);
   unsigned long long xcr0 = osxsave ? xgetbv0() : 0;
-  f.os_avx = (xcr0 & 0x6) == 0x6;                // XMM and YMM state
+  f.os_avx = (xcr0 & 0x6) == 0x6;                   // XMM and YMM state
   f.os_avx512 = f.os_avx && (xcr0 & 0xe0) == 0xe0;  // opmask, ZMM_Hi256, Hi16_ZMM
-  f.os_amx = (xcr0 & 0x60000) == 0x60000;          // XTILECFG and XTILEDATA
+  f.os_amx = (xcr0 & 0x60000) == 0x60000;           // XTILECFG and XTILEDATA
 
   if (max_leaf >= 7) {
     Regs r7 = cpuid(7, 0);
@@ -84,8 +84,7 @@ CpuFeatures detect() {
   return f;
 }
 
-constexpr std::array<std::string_view, 5> kIsaNames = {"scalar", "avx2", "avx512", "avx512_bf16",
-                                                       "amx"};
+constexpr std::array<std::string_view, 5> kIsaNames = {"scalar", "avx2", "avx512", "avx512_bf16", "amx"};
 
 struct MaxIsa {
   Isa isa = Isa::amx;
@@ -100,8 +99,7 @@ const MaxIsa& max_isa_setting() {
       if (auto parsed = parse_isa(env)) {
         m.isa = *parsed;
       } else {
-        m.error = std::string("LADDER_MAX_ISA='") + env +
-                  "' is not one of scalar, avx2, avx512, avx512_bf16, amx";
+        m.error = std::string("LADDER_MAX_ISA='") + env + "' is not one of scalar, avx2, avx512, avx512_bf16, amx";
       }
     }
     return m;
@@ -115,8 +113,7 @@ std::string request_amx_permission() {
     constexpr long kArchReqXcompPerm = 0x1023;
     constexpr long kXfeatureXtiledata = 18;
     if (syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) != 0) {
-      return std::string("the kernel refused AMX tile data: arch_prctl(ARCH_REQ_XCOMP_PERM): ") +
-             std::strerror(errno);
+      return std::string("the kernel refused AMX tile data: arch_prctl(ARCH_REQ_XCOMP_PERM): ") + std::strerror(errno);
     }
     return std::string();
   }();
@@ -170,19 +167,25 @@ std::string microarchitecture(std::string_view vendor, int family, int model) {
   }
   if (vendor == "GenuineIntel" && family == 6) {  // the Xeon server cores
     switch (model) {
-      case 0x55: return "skylake-sp";  // also Cascade Lake and Cooper Lake
-      case 0x6a: case 0x6c: return "icelake-sp";
-      case 0x8f: return "sapphire-rapids";
-      case 0xcf: return "emerald-rapids";
-      case 0xad: case 0xae: return "granite-rapids";
+      case 0x55:
+        return "skylake-sp";  // also Cascade Lake and Cooper Lake
+      case 0x6a:
+      case 0x6c:
+        return "icelake-sp";
+      case 0x8f:
+        return "sapphire-rapids";
+      case 0xcf:
+        return "emerald-rapids";
+      case 0xad:
+      case 0xae:
+        return "granite-rapids";
     }
   }
   return {};
 }
 
 std::string isa_unavailable_reason(Isa isa) {
-  if (isa > max_isa())
-    return "capped by LADDER_MAX_ISA=" + std::string(isa_name(max_isa()));
+  if (isa > max_isa()) return "capped by LADDER_MAX_ISA=" + std::string(isa_name(max_isa()));
   const CpuFeatures& f = cpu_features();
   switch (isa) {
     case Isa::scalar:
@@ -192,8 +195,7 @@ std::string isa_unavailable_reason(Isa isa) {
       if (!f.os_avx) return "OS has not enabled AVX register state (XCR0)";
       return {};
     case Isa::avx512:
-      if (!(f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq))
-        return "CPU lacks AVX-512 F/BW/VL/DQ (cpuid)";
+      if (!(f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq)) return "CPU lacks AVX-512 F/BW/VL/DQ (cpuid)";
       if (!f.os_avx512) return "OS has not enabled AVX-512 register state (XCR0)";
       return {};
     case Isa::avx512_bf16:

@@ -8,8 +8,8 @@
 namespace ladder {
 
 struct CpuFeatures {
-  std::string vendor;  // "GenuineIntel", "AuthenticAMD", ...
-  std::string brand;   // cpuid brand string
+  std::string vendor;         // "GenuineIntel", "AuthenticAMD", ...
+  std::string brand;          // cpuid brand string
   int family = 0, model = 0;  // cpuid leaf 1, with the extended fields folded in
   bool fma = false, avx2 = false;
   bool avx512f = false, avx512bw = false, avx512vl = false, avx512dq = false;

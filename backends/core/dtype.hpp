@@ -11,11 +11,16 @@ enum class DType { f32, bf16, f64, tf32, f16 };
 
 constexpr std::string_view dtype_name(DType t) {
   switch (t) {
-    case DType::f32: return "f32";
-    case DType::bf16: return "bf16";
-    case DType::f64: return "f64";
-    case DType::tf32: return "tf32";
-    case DType::f16: return "f16";
+    case DType::f32:
+      return "f32";
+    case DType::bf16:
+      return "bf16";
+    case DType::f64:
+      return "f64";
+    case DType::tf32:
+      return "tf32";
+    case DType::f16:
+      return "f16";
   }
   return "?";
 }
@@ -27,11 +32,16 @@ constexpr std::string_view dtype_name(DType t) {
 // its errors matched a rounding model to three digits (5.2e-4 at n = 33, 4.8e-4 at 2048).
 constexpr double dtype_tolerance(DType t) {
   switch (t) {
-    case DType::f32: return 1e-5;
-    case DType::bf16: return 1e-2;
-    case DType::f64: return 1e-12;
-    case DType::tf32: return 2e-3;
-    case DType::f16: return 1e-2;
+    case DType::f32:
+      return 1e-5;
+    case DType::bf16:
+      return 1e-2;
+    case DType::f64:
+      return 1e-12;
+    case DType::tf32:
+      return 2e-3;
+    case DType::f16:
+      return 1e-2;
   }
   return 0;
 }
@@ -45,9 +55,7 @@ constexpr double dtype_tolerance(DType t) {
 // truncating, by device), so it keeps its format bound; its worst-row check (compare.hpp) is what
 // a local fault cannot hide under.
 constexpr bool verified_against_rounded_inputs(DType t) { return t == DType::bf16 || t == DType::f16; }
-constexpr double verification_tolerance(DType t) {
-  return verified_against_rounded_inputs(t) ? 1e-4 : dtype_tolerance(t);
-}
+constexpr double verification_tolerance(DType t) { return verified_against_rounded_inputs(t) ? 1e-4 : dtype_tolerance(t); }
 
 // bfloat16 as raw bits: the top half of an IEEE f32.
 struct bf16 {
@@ -74,9 +82,9 @@ inline f16 to_f16(float x) {
   const std::uint32_t u = std::bit_cast<std::uint32_t>(x);
   const std::uint16_t sign = static_cast<std::uint16_t>((u >> 16) & 0x8000u);
   const std::uint32_t magnitude = u & 0x7fffffffu;
-  if (magnitude > 0x7f800000u) return f16{static_cast<std::uint16_t>(sign | 0x7e00u)};  // NaN
+  if (magnitude > 0x7f800000u) return f16{static_cast<std::uint16_t>(sign | 0x7e00u)};   // NaN
   if (magnitude >= 0x477ff000u) return f16{static_cast<std::uint16_t>(sign | 0x7c00u)};  // overflow → inf
-  if (magnitude < 0x38800000u) {  // below the smallest normal half: a subnormal or zero
+  if (magnitude < 0x38800000u) {                                         // below the smallest normal half: a subnormal or zero
     const float scaled = std::bit_cast<float>(magnitude) * 16777216.0f;  // × 2^24: units of 2^-24
     const auto rounded = static_cast<std::uint32_t>(__builtin_nearbyintf(scaled));
     return f16{static_cast<std::uint16_t>(sign | rounded)};

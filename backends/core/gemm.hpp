@@ -92,7 +92,7 @@ struct GemmRung {
   // The overhead suite also times this rung at n = 1..64, where a call costs more than its
   // arithmetic: the all-core kernels at the top of the CPU ladder and the libraries beside them.
   bool small_gemm_sweep = false;
-  std::string summary;      // one line for --list: what this rung is
+  std::string summary;  // one line for --list: what this rung is
   // What this rung removes or adds over the one below it, one of: interpretation and boxing,
   // loop order and cache lines, SIMD width, cache tiling, cores, hand-written kernel, tuned
   // library, ahead-of-time layout, matrix units, GPU, reference. The ladder report predicts each step's factor from it.

@@ -41,7 +41,9 @@ namespace {
 double others_busy(const CpuSample& before, const CpuSample& after) {
   return std::max(0.0, (after.busy_seconds - before.busy_seconds) - (after.self_seconds - before.self_seconds));
 }
-double stolen(const CpuSample& before, const CpuSample& after) { return std::max(0.0, after.steal_seconds - before.steal_seconds); }
+double stolen(const CpuSample& before, const CpuSample& after) {
+  return std::max(0.0, after.steal_seconds - before.steal_seconds);
+}
 
 }  // namespace
 
@@ -58,9 +60,10 @@ std::vector<std::string> startup_noise_warnings(const CpuSample& before, const C
     warnings.push_back(fmt::format("{} threads on {} logical CPUs (OMP_NUM_THREADS?): the all-core rungs oversubscribe the cores",
                                    threads, logical_cpus));
   if (const double share = others_share(before, after, logical_cpus); share > kNoisyOtherShare)
-    warnings.push_back(fmt::format("other processes took {:.0f}% of the CPUs' time while the ceilings were measured: the "
-                                   "figures will read low and vary",
-                                   100 * share));
+    warnings.push_back(
+        fmt::format("other processes took {:.0f}% of the CPUs' time while the ceilings were measured: the "
+                    "figures will read low and vary",
+                    100 * share));
   return warnings;
 }
 
@@ -74,17 +77,20 @@ NoiseReport assess_noise(const CpuSample& before, const CpuSample& after, int lo
   r.load_after = after.load_average;
   r.other_share = others_share(before, after, logical_cpus);
   if (r.other_share > kNoisyOtherShare)
-    r.reasons.push_back(fmt::format("other processes (or the hypervisor) took {:.0f}% of the CPUs' time during the run "
-                                    "({:.1f} s busy, {:.1f} s stolen, over {:.0f} s on {} CPUs)",
-                                    100 * r.other_share, r.other_cpu_seconds, r.steal_seconds, wall, logical_cpus));
+    r.reasons.push_back(
+        fmt::format("other processes (or the hypervisor) took {:.0f}% of the CPUs' time during the run "
+                    "({:.1f} s busy, {:.1f} s stolen, over {:.0f} s on {} CPUs)",
+                    100 * r.other_share, r.other_cpu_seconds, r.steal_seconds, wall, logical_cpus));
   if (threads > logical_cpus)
-    r.reasons.push_back(fmt::format("{} threads on {} logical CPUs: the all-core rungs oversubscribed the cores", threads, logical_cpus));
+    r.reasons.push_back(
+        fmt::format("{} threads on {} logical CPUs: the all-core rungs oversubscribed the cores", threads, logical_cpus));
   if (threads >= 2)
     for (const auto& p : peaks)
       if (p.one_core > 0 && p.all_cores > 0 && p.all_cores < kMinAllCoreSpeedup * p.one_core)
-        r.reasons.push_back(fmt::format("the {} all-core peak ({:.1f} GFLOP/s) is below {}x one core's ({:.1f}) on {} threads: "
-                                        "the ceilings contradict themselves, so the cores were shared",
-                                        p.dtype, p.all_cores / 1e9, kMinAllCoreSpeedup, p.one_core / 1e9, threads));
+        r.reasons.push_back(
+            fmt::format("the {} all-core peak ({:.1f} GFLOP/s) is below {}x one core's ({:.1f}) on {} threads: "
+                        "the ceilings contradict themselves, so the cores were shared",
+                        p.dtype, p.all_cores / 1e9, kMinAllCoreSpeedup, p.one_core / 1e9, threads));
   return r;
 }
 

@@ -8,11 +8,11 @@
 namespace ladder {
 
 struct CpuSample {
-  double wall_seconds = 0;    // steady clock
-  double busy_seconds = 0;    // all CPUs: user + nice + system + irq + softirq (from /proc/stat)
-  double steal_seconds = 0;   // all CPUs: time the hypervisor gave to other guests
-  double self_seconds = 0;    // this process: user + system (getrusage)
-  double load_average = -1;   // /proc/loadavg's one-minute figure
+  double wall_seconds = 0;   // steady clock
+  double busy_seconds = 0;   // all CPUs: user + nice + system + irq + softirq (from /proc/stat)
+  double steal_seconds = 0;  // all CPUs: time the hypervisor gave to other guests
+  double self_seconds = 0;   // this process: user + system (getrusage)
+  double load_average = -1;  // /proc/loadavg's one-minute figure
 };
 CpuSample sample_cpu();
 
@@ -24,7 +24,7 @@ inline constexpr double kMinAllCoreSpeedup = 1.3;
 struct NoiseReport {
   double other_cpu_seconds = 0;  // busy time not ours
   double steal_seconds = 0;
-  double other_share = 0;        // (other + steal) / (wall × logical CPUs)
+  double other_share = 0;  // (other + steal) / (wall × logical CPUs)
   double load_before = -1, load_after = -1;
   std::vector<std::string> reasons;  // empty: quiet
   bool noisy() const { return !reasons.empty(); }

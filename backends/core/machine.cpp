@@ -30,10 +30,14 @@ std::int64_t parse_size(const std::string& text) {  // "32K", "1024K", "32M"
   if (text.empty()) return 0;
   std::int64_t value = std::stoll(text);
   switch (text.back()) {
-    case 'K': return value << 10;
-    case 'M': return value << 20;
-    case 'G': return value << 30;
-    default: return value;
+    case 'K':
+      return value << 10;
+    case 'M':
+      return value << 20;
+    case 'G':
+      return value << 30;
+    default:
+      return value;
   }
 }
 
@@ -131,9 +135,8 @@ MachineInfo machine_info() {
     c.shared_by = count_cpus_in_list(read_line(entry.path() / "shared_cpu_list"));
     m.caches.push_back(c);
   }
-  std::sort(m.caches.begin(), m.caches.end(), [](const CacheLevel& a, const CacheLevel& b) {
-    return a.level != b.level ? a.level < b.level : a.type < b.type;
-  });
+  std::sort(m.caches.begin(), m.caches.end(),
+            [](const CacheLevel& a, const CacheLevel& b) { return a.level != b.level ? a.level < b.level : a.type < b.type; });
   m.memory_total_bytes = meminfo_bytes("MemTotal");
   m.memory_available_bytes = meminfo_bytes("MemAvailable");
   utsname u{};
@@ -156,7 +159,8 @@ std::string machine_id(const MachineInfo& info) {
       word.clear();
     }
   }
-  const bool names_a_model = std::any_of(model.begin(), model.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
+  const bool names_a_model =
+      std::any_of(model.begin(), model.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
   if (!names_a_model && !words.empty() && !info.microarchitecture.empty()) words.push_back(info.microarchitecture);
   std::string slug;
   for (const auto& w : words) slug += (slug.empty() ? "" : "-") + w;
@@ -173,8 +177,7 @@ std::vector<std::pair<std::string, std::string>> build_context() {
   ctx.emplace_back("cxx_flags", LADDER_CXX_FLAGS);
   ctx.emplace_back("rung_flags", LADDER_RUNG_FLAGS);
   ctx.emplace_back("benchmark_library_version", LADDER_BENCHMARK_VERSION);
-  ctx.emplace_back("fmt_version", fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100,
-                                              FMT_VERSION % 100));
+  ctx.emplace_back("fmt_version", fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100));
   ctx.emplace_back("openmp_version", std::to_string(_OPENMP));
   return ctx;
 }

@@ -10,9 +10,7 @@
 namespace ladder {
 namespace {
 
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // FLOP/s of `threads` copies of the loop running at once: best of five trials.
 double run_probe(const PeakProbe& probe, int threads, double seconds) {

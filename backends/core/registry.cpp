@@ -49,15 +49,19 @@ const std::vector<OptionalRung>& optional_rungs() {
 bool backend_built(OptionalBackend backend) {
   switch (backend) {
 #ifdef LADDER_HAVE_OPENBLAS
-    case OptionalBackend::openblas: return true;
+    case OptionalBackend::openblas:
+      return true;
 #endif
 #ifdef LADDER_HAVE_ONEDNN
-    case OptionalBackend::onednn: return true;
+    case OptionalBackend::onednn:
+      return true;
 #endif
 #ifdef LADDER_HAVE_CUDA
-    case OptionalBackend::cuda: return true;
+    case OptionalBackend::cuda:
+      return true;
 #endif
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -70,9 +74,9 @@ const char* backend_name(OptionalBackend backend) {
 std::string not_built_reason(OptionalBackend backend) {
   const char* what = backend_name(backend);
   const char* option = backend == OptionalBackend::openblas ? "LADDER_WITH_OPENBLAS"
-                       : backend == OptionalBackend::onednn ? "LADDER_WITH_ONEDNN" : "LADDER_WITH_CUDA";
-  return std::string("this build has no ") + what + " backend (" + option +
-         "=OFF, or AUTO did not find it when configured)";
+                       : backend == OptionalBackend::onednn ? "LADDER_WITH_ONEDNN"
+                                                            : "LADDER_WITH_CUDA";
+  return std::string("this build has no ") + what + " backend (" + option + "=OFF, or AUTO did not find it when configured)";
 }
 
 std::string not_built_summary(OptionalBackend backend) {
@@ -124,8 +128,8 @@ const Registry& registry() {
 std::string openblas_core_for(const std::string& detected, bool avx2, bool avx512) {
   // Cores older than AVX: what OpenBLAS (0.3.21 on an Emerald Rapids VM) falls back to when it
   // does not know the CPU model; its kernels there ran 5x below oneDNN.
-  static const std::set<std::string> pre_avx = {"Prescott", "Katmai", "Coppermine", "Northwood", "Banias", "Core2",
-                                                "Penryn", "Dunnington", "Nehalem", "Atom", "Sandybridge"};
+  static const std::set<std::string> pre_avx = {"Prescott", "Katmai",     "Coppermine", "Northwood", "Banias",     "Core2",
+                                                "Penryn",   "Dunnington", "Nehalem",    "Atom",      "Sandybridge"};
   if (!pre_avx.count(detected)) return {};
   if (avx512) return "SkylakeX";
   return avx2 ? "Haswell" : "";

@@ -57,8 +57,8 @@ void register_cuda(Registry& registry);
 const Registry& registry();
 
 // The rungs of the backends a build may leave out, by name: GEMM rungs and model backends (the
-// suites' GPU rungs are listed by their suites, unavailable without CUDA). A build without one of these backends still knows its rungs and reports them
-// unavailable, with the reason, so that `--rungs cublas` there says why instead of "unknown rung".
+// suites' GPU rungs are listed by their suites, unavailable without CUDA). A build without one of these backends still knows its
+// rungs and reports them unavailable, with the reason, so that `--rungs cublas` there says why instead of "unknown rung".
 // (tests/test_registry.cpp checks, in a build with every backend, that these are what each registers.)
 enum class OptionalBackend { openblas, onednn, cuda };
 enum class RungKind { gemm, model };

@@ -21,9 +21,7 @@ GemmRung naive_rung() {
   rung.max_n = 1024;
   rung.mechanism = "interpretation and boxing";
   rung.summary = "i-j-k scalar loops, -O2, vectorisation off";
-  rung.prepare = [](const GemmOperands& op) {
-    return make_kernel([op] { gemm_naive(op.n, op.a, op.b, op.c); });
-  };
+  rung.prepare = [](const GemmOperands& op) { return make_kernel([op] { gemm_naive(op.n, op.a, op.b, op.c); }); };
   return rung;
 }
 

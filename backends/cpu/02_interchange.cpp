@@ -24,9 +24,7 @@ GemmRung interchange_rung() {
   rung.max_n = 2048;
   rung.mechanism = "loop order and cache lines";
   rung.summary = "i-k-j scalar loops: unit-stride inner loop, vectorisation off";
-  rung.prepare = [](const GemmOperands& op) {
-    return make_kernel([op] { gemm_interchange(op.n, op.a, op.b, op.c); });
-  };
+  rung.prepare = [](const GemmOperands& op) { return make_kernel([op] { gemm_interchange(op.n, op.a, op.b, op.c); }); };
   return rung;
 }
 

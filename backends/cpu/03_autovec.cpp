@@ -5,8 +5,7 @@
 
 namespace ladder {
 
-static void gemm_autovec(std::int64_t n, const float* __restrict a, const float* __restrict b,
-                         float* __restrict c) {
+static void gemm_autovec(std::int64_t n, const float* __restrict a, const float* __restrict b, float* __restrict c) {
   for (std::int64_t i = 0; i < n; ++i) {
     float* __restrict c_row = c + i * n;
     for (std::int64_t j = 0; j < n; ++j) c_row[j] = 0;
@@ -24,9 +23,7 @@ GemmRung autovec_rung() {
   rung.threading = Threading::one_core;
   rung.mechanism = "SIMD width";
   rung.summary = "i-k-j loops auto-vectorised for the native ISA (-O3 -march=native)";
-  rung.prepare = [](const GemmOperands& op) {
-    return make_kernel([op] { gemm_autovec(op.n, op.a, op.b, op.c); });
-  };
+  rung.prepare = [](const GemmOperands& op) { return make_kernel([op] { gemm_autovec(op.n, op.a, op.b, op.c); }); };
   return rung;
 }
 

@@ -18,9 +18,8 @@ constexpr std::int64_t kDepth = 256;        // K block
 // c[0..rows)[0..cols) (+)= a[0..rows)[0..depth) · b[0..depth)[0..cols); all with row stride n.
 // Full blocks take the fixed-size path the vectoriser turns into register accumulators.
 template <std::int64_t Rows, std::int64_t Cols>
-inline void block(std::int64_t n, const float* __restrict a, const float* __restrict b,
-                  float* __restrict c, std::int64_t depth, std::int64_t rows, std::int64_t cols,
-                  bool accumulate) {
+inline void block(std::int64_t n, const float* __restrict a, const float* __restrict b, float* __restrict c, std::int64_t depth,
+                  std::int64_t rows, std::int64_t cols, bool accumulate) {
   float acc[Rows][Cols] = {};
   for (std::int64_t k = 0; k < depth; ++k) {
     const float* __restrict b_row = b + k * n;
@@ -34,8 +33,8 @@ inline void block(std::int64_t n, const float* __restrict a, const float* __rest
 }
 
 template <std::int64_t Rows, std::int64_t Cols>
-inline void full_block(std::int64_t n, const float* __restrict a, const float* __restrict b,
-                       float* __restrict c, std::int64_t depth, bool accumulate) {
+inline void full_block(std::int64_t n, const float* __restrict a, const float* __restrict b, float* __restrict c,
+                       std::int64_t depth, bool accumulate) {
   float acc[Rows][Cols] = {};
   for (std::int64_t k = 0; k < depth; ++k) {
     const float* __restrict b_row = b + k * n;
@@ -51,8 +50,7 @@ inline void full_block(std::int64_t n, const float* __restrict a, const float* _
 
 }  // namespace
 
-void gemm_tiled_rows(std::int64_t n, const float* a, const float* b, float* c,
-                     std::int64_t row_begin, std::int64_t row_end) {
+void gemm_tiled_rows(std::int64_t n, const float* a, const float* b, float* c, std::int64_t row_begin, std::int64_t row_end) {
   for (std::int64_t k0 = 0; k0 < n; k0 += kDepth) {
     const std::int64_t depth = std::min(kDepth, n - k0);
     const bool accumulate = k0 > 0;  // the first K block overwrites C
@@ -79,9 +77,7 @@ GemmRung tiled_rung() {
   rung.threading = Threading::one_core;
   rung.mechanism = "cache tiling";
   rung.summary = "blocked for registers (6x32 C block) and cache (256-deep K), auto-vectorised, one core";
-  rung.prepare = [](const GemmOperands& op) {
-    return make_kernel([op] { gemm_tiled_rows(op.n, op.a, op.b, op.c, 0, op.n); });
-  };
+  rung.prepare = [](const GemmOperands& op) { return make_kernel([op] { gemm_tiled_rows(op.n, op.a, op.b, op.c, 0, op.n); }); };
   return rung;
 }
 

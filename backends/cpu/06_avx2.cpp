@@ -18,11 +18,11 @@ namespace ladder {
 namespace {
 
 // 6×16, BLIS's Haswell sgemm shape: 12 accumulators, 2 B vectors and an A broadcast in 16 ymm.
-constexpr std::int64_t kMR = 6;        // micro-tile rows: broadcasts of A per k
-constexpr std::int64_t kNV = 2;        // ymm vectors of B per k
-constexpr std::int64_t kNR = kNV * 8;  // micro-tile columns
-constexpr std::int64_t kKC = 256;   // K block: B micro-panel 256×16×4 = 16 KiB (L1)
-constexpr std::int64_t kMC = 96;    // A block at most 96×256×4 = 96 KiB (L2); row_blocks.hpp sizes them
+constexpr std::int64_t kMR = 6;             // micro-tile rows: broadcasts of A per k
+constexpr std::int64_t kNV = 2;             // ymm vectors of B per k
+constexpr std::int64_t kNR = kNV * 8;       // micro-tile columns
+constexpr std::int64_t kKC = 256;           // K block: B micro-panel 256×16×4 = 16 KiB (L1)
+constexpr std::int64_t kMC = 96;            // A block at most 96×256×4 = 96 KiB (L2); row_blocks.hpp sizes them
 constexpr std::int64_t kPackedB = 2 << 20;  // packed B column block: at most 8 MiB of floats (L3)
 
 #pragma GCC push_options
@@ -30,8 +30,8 @@ constexpr std::int64_t kPackedB = 2 << 20;  // packed B column block: at most 8 
 
 // C tile (kMR×kNR at c, row stride ldc) = or += packed A micro-panel · packed B micro-panel.
 template <bool Accumulate>
-void micro_kernel(std::int64_t kc, const float* __restrict ap, const float* __restrict bp,
-                  float* __restrict c, std::int64_t ldc) {
+void micro_kernel(std::int64_t kc, const float* __restrict ap, const float* __restrict bp, float* __restrict c,
+                  std::int64_t ldc) {
   __m256 acc[kMR][kNV];
 #pragma GCC unroll 8
   for (int r = 0; r < kMR; ++r)

@@ -17,11 +17,11 @@ namespace ladder {
 namespace {
 
 // 12×32 measured best on Zen 4 among 6×64, 8×48, 12×32 and 14×32 (24-28 accumulators each).
-constexpr std::int64_t kMR = 12;        // micro-tile rows: broadcasts of A per k
-constexpr std::int64_t kNV = 2;         // zmm vectors of B per k
-constexpr std::int64_t kNR = kNV * 16;  // micro-tile columns
-constexpr std::int64_t kKC = 256;   // K block: B micro-panel 256×32×4 = 32 KiB (L1)
-constexpr std::int64_t kMC = 96;    // A block at most 96×256×4 = 96 KiB (L2); row_blocks.hpp sizes them
+constexpr std::int64_t kMR = 12;            // micro-tile rows: broadcasts of A per k
+constexpr std::int64_t kNV = 2;             // zmm vectors of B per k
+constexpr std::int64_t kNR = kNV * 16;      // micro-tile columns
+constexpr std::int64_t kKC = 256;           // K block: B micro-panel 256×32×4 = 32 KiB (L1)
+constexpr std::int64_t kMC = 96;            // A block at most 96×256×4 = 96 KiB (L2); row_blocks.hpp sizes them
 constexpr std::int64_t kPackedB = 2 << 20;  // packed B column block: at most 8 MiB of floats (L3)
 
 #pragma GCC push_options
@@ -29,8 +29,8 @@ constexpr std::int64_t kPackedB = 2 << 20;  // packed B column block: at most 8 
 
 // C tile (kMR×kNR at c, row stride ldc) = or += packed A micro-panel · packed B micro-panel.
 template <bool Accumulate>
-void micro_kernel(std::int64_t kc, const float* __restrict ap, const float* __restrict bp,
-                  float* __restrict c, std::int64_t ldc) {
+void micro_kernel(std::int64_t kc, const float* __restrict ap, const float* __restrict bp, float* __restrict c,
+                  std::int64_t ldc) {
   __m512 acc[kMR][kNV];
 #pragma GCC unroll 16
   for (int r = 0; r < kMR; ++r)

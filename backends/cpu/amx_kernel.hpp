@@ -21,10 +21,10 @@
 namespace ladder::amx {
 
 constexpr std::int64_t kTileRows = 16;
-constexpr std::int64_t kTileK = 32;       // bf16 elements per A tile row (64 bytes)
+constexpr std::int64_t kTileK = 32;                         // bf16 elements per A tile row (64 bytes)
 constexpr std::int64_t kTileElements = kTileRows * kTileK;  // bf16 per A or B tile: 1 KB
-constexpr std::int64_t kBlock = 32;       // C block per step: 2×2 tiles
-constexpr std::int64_t kColumnSet = 256;  // columns of B packed at a time (1 MB at n = 2048)
+constexpr std::int64_t kBlock = 32;                         // C block per step: 2×2 tiles
+constexpr std::int64_t kColumnSet = 256;                    // columns of B packed at a time (1 MB at n = 2048)
 
 constexpr std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
 
@@ -64,9 +64,7 @@ struct Packed {
   std::int64_t k_steps() const { return kp / kTileK; }
   std::int64_t a_elements() const { return mp * kp; }
   std::int64_t b_panel_elements() const { return kp * std::min(np, kColumnSet); }
-  bf16* a_tile(std::int64_t row_tile, std::int64_t step) const {
-    return a + (row_tile * k_steps() + step) * kTileElements;
-  }
+  bf16* a_tile(std::int64_t row_tile, std::int64_t step) const { return a + (row_tile * k_steps() + step) * kTileElements; }
   bf16* b_tile(std::int64_t col_tile_in_set, std::int64_t step) const {
     return b_panel + (col_tile_in_set * k_steps() + step) * kTileElements;
   }
@@ -125,8 +123,7 @@ inline void pack_b_panel(const Packed& p, const bf16* b, std::int64_t j_begin, s
           std::memcpy(dst, pairs, sizeof(pairs));
         } else {
           for (std::int64_t jj = 0; jj < kTileRows; ++jj)
-            for (std::int64_t h = 0; h < 2; ++h)
-              dst[2 * jj + h] = (k + h < n && j0 + jj < n) ? b[(k + h) * n + j0 + jj] : zero;
+            for (std::int64_t h = 0; h < 2; ++h) dst[2 * jj + h] = (k + h < n && j0 + jj < n) ? b[(k + h) * n + j0 + jj] : zero;
         }
       }
     }
@@ -166,13 +163,11 @@ void gemm(const Packed& p, const bf16* a, const bf16* b, float* c) {
       if (rows == kBlock && cols == kBlock) {
         float* ct = c + i0 * p.n + j0;
         const std::int64_t c_stride = p.n * 4;
-        Tiles::store_accumulators(ct, ct + kTileRows, ct + kTileRows * p.n,
-                                  ct + kTileRows * p.n + kTileRows, c_stride);
+        Tiles::store_accumulators(ct, ct + kTileRows, ct + kTileRows * p.n, ct + kTileRows * p.n + kTileRows, c_stride);
       } else if (rows > 0 && cols > 0) {
         Tiles::store_accumulators(scratch, scratch + kTileRows, scratch + kTileRows * kBlock,
                                   scratch + kTileRows * kBlock + kTileRows, kBlock * 4);
-        for (std::int64_t r = 0; r < rows; ++r)
-          std::memcpy(c + (i0 + r) * p.n + j0, scratch + r * kBlock, sizeof(float) * cols);
+        for (std::int64_t r = 0; r < rows; ++r) std::memcpy(c + (i0 + r) * p.n + j0, scratch + r * kBlock, sizeof(float) * cols);
       }
     }
   }
@@ -198,27 +193,19 @@ struct EmulatedTiles {
   template <int T>
   static void load(const void* base, std::int64_t stride) {
     auto* bytes = static_cast<const unsigned char*>(base);
-    for (int r = 0; r < state().cfg.rows[T]; ++r)
-      std::memcpy(state().tile[T][r], bytes + r * stride, state().cfg.colsb[T]);
+    for (int r = 0; r < state().cfg.rows[T]; ++r) std::memcpy(state().tile[T][r], bytes + r * stride, state().cfg.colsb[T]);
   }
   template <int T>
   static void store(void* base, std::int64_t stride) {
     auto* bytes = static_cast<unsigned char*>(base);
-    for (int r = 0; r < state().cfg.rows[T]; ++r)
-      std::memcpy(bytes + r * stride, state().tile[T][r], state().cfg.colsb[T]);
+    for (int r = 0; r < state().cfg.rows[T]; ++r) std::memcpy(bytes + r * stride, state().tile[T][r], state().cfg.colsb[T]);
   }
-  static void zero_accumulators() {
-    zero<0>(), zero<1>(), zero<2>(), zero<3>();
-  }
+  static void zero_accumulators() { zero<0>(), zero<1>(), zero<2>(), zero<3>(); }
   static void load_a(const void* upper, const void* lower, std::int64_t stride) {
     load<4>(upper, stride), load<5>(lower, stride);
   }
-  static void load_b(const void* left, const void* right, std::int64_t stride) {
-    load<6>(left, stride), load<7>(right, stride);
-  }
-  static void multiply_accumulate() {
-    dot<0, 4, 6>(), dot<1, 4, 7>(), dot<2, 5, 6>(), dot<3, 5, 7>();
-  }
+  static void load_b(const void* left, const void* right, std::int64_t stride) { load<6>(left, stride), load<7>(right, stride); }
+  static void multiply_accumulate() { dot<0, 4, 6>(), dot<1, 4, 7>(), dot<2, 5, 6>(), dot<3, 5, 7>(); }
   static void store_accumulators(void* c00, void* c01, void* c10, void* c11, std::int64_t stride) {
     store<0>(c00, stride), store<1>(c01, stride), store<2>(c10, stride), store<3>(c11, stride);
   }

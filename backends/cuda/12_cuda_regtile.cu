@@ -21,8 +21,8 @@ __device__ inline float4 load4(const float* __restrict__ m, int n, int row, int 
 }
 
 __global__ void __launch_bounds__(Tile::kThreads)
-regtile_kernel(int n, const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c) {
-  __shared__ float a_slice[Tile::kBlockK][Tile::kBlockM];  // transposed: a column of A is a row here
+    regtile_kernel(int n, const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c) {
+  __shared__ float a_slice[Tile::kBlockK][Tile::kBlockM];                // transposed: a column of A is a row here
   __shared__ __align__(16) float b_slice[Tile::kBlockK][Tile::kBlockN];  // stored to as float4
   const int tx = threadIdx.x, ty = threadIdx.y, t = ty * Tile::kThreadsX + tx;
   const bool vector_ok = n % 4 == 0;  // every row then starts 16-byte aligned
@@ -62,14 +62,13 @@ regtile_kernel(int n, const float* __restrict__ a, const float* __restrict__ b, 
 }  // namespace
 
 GemmRung cuda_regtile_rung() {
-  return cuda::device_f32_rung("cuda-regtile", "hand-written kernel",
-                               "CUDA, 64x64 block tiles, 4x4 register blocks per thread, float4 loads",
-                               [](const cuda::DeviceOperands& d) {
-                                 const int n = static_cast<int>(d.n), blocks = Tile::blocks(n);
-                                 regtile_kernel<<<dim3(blocks, blocks), dim3(Tile::kThreadsX, Tile::kThreadsY), 0,
-                                                  static_cast<cudaStream_t>(d.stream)>>>(
-                                     n, static_cast<const float*>(d.a), static_cast<const float*>(d.b), d.c);
-                               });
+  return cuda::device_f32_rung(
+      "cuda-regtile", "hand-written kernel", "CUDA, 64x64 block tiles, 4x4 register blocks per thread, float4 loads",
+      [](const cuda::DeviceOperands& d) {
+        const int n = static_cast<int>(d.n), blocks = Tile::blocks(n);
+        regtile_kernel<<<dim3(blocks, blocks), dim3(Tile::kThreadsX, Tile::kThreadsY), 0, static_cast<cudaStream_t>(d.stream)>>>(
+            n, static_cast<const float*>(d.a), static_cast<const float*>(d.b), d.c);
+      });
 }
 
 }  // namespace ladder

@@ -27,8 +27,8 @@ void check_cublas(cublasStatus_t status, const char* what) {
 
 struct Mode {
   const char* name;
-  DType dtype;   // the case's dtype (tf32 runs on f32 data)
-  DType input;   // what is copied to the device
+  DType dtype;  // the case's dtype (tf32 runs on f32 data)
+  DType input;  // what is copied to the device
   cudaDataType_t cuda_input;
   cublasComputeType_t compute;
   cublasMath_t math;
@@ -52,27 +52,30 @@ GemmRung cublas_rung(const Mode& m) {
       handle.reset(raw, cublasDestroy);
     }
     check_cublas(cublasSetMathMode(handle.get(), m.math), "cublasSetMathMode");
-    return cuda::make_device_gemm(op, m.input, [m, handle](const cuda::DeviceOperands& d) {
-      const int n = static_cast<int>(d.n);
-      const float alpha = 1.0f, beta = 0.0f;
-      check_cublas(cublasSetStream(handle.get(), static_cast<cudaStream_t>(d.stream)), "cublasSetStream");
-      check_cublas(cublasGemmEx(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, d.b, m.cuda_input, n, d.a,
-                                m.cuda_input, n, &beta, d.c, CUDA_R_32F, n, m.compute, CUBLAS_GEMM_DEFAULT),
-                   "cublasGemmEx");
-    }, fmt::format("cuBLAS {}", m.name));
+    return cuda::make_device_gemm(
+        op, m.input,
+        [m, handle](const cuda::DeviceOperands& d) {
+          const int n = static_cast<int>(d.n);
+          const float alpha = 1.0f, beta = 0.0f;
+          check_cublas(cublasSetStream(handle.get(), static_cast<cudaStream_t>(d.stream)), "cublasSetStream");
+          check_cublas(cublasGemmEx(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, d.b, m.cuda_input, n, d.a,
+                                    m.cuda_input, n, &beta, d.c, CUDA_R_32F, n, m.compute, CUBLAS_GEMM_DEFAULT),
+                       "cublasGemmEx");
+        },
+        fmt::format("cuBLAS {}", m.name));
   };
   return rung;
 }
 
 const Mode kModes[] = {
-      {"cublas", DType::f32, DType::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_PEDANTIC_MATH,
-       "cuBLAS f32, pedantic: FMA units only, no tensor cores"},
-      {"cublas-tf32", DType::tf32, DType::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_TF32_TENSOR_OP_MATH,
-       "cuBLAS on tensor cores in TF32 (f32 data), f32 accumulation"},
-      {"cublas-f16", DType::f16, DType::f16, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH,
-       "cuBLAS on tensor cores, f16 inputs, f32 accumulation and output"},
-      {"cublas-bf16", DType::bf16, DType::bf16, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH,
-       "cuBLAS on tensor cores, bf16 inputs, f32 accumulation and output"},
+    {"cublas", DType::f32, DType::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_PEDANTIC_MATH,
+     "cuBLAS f32, pedantic: FMA units only, no tensor cores"},
+    {"cublas-tf32", DType::tf32, DType::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_TF32_TENSOR_OP_MATH,
+     "cuBLAS on tensor cores in TF32 (f32 data), f32 accumulation"},
+    {"cublas-f16", DType::f16, DType::f16, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH,
+     "cuBLAS on tensor cores, f16 inputs, f32 accumulation and output"},
+    {"cublas-bf16", DType::bf16, DType::bf16, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH,
+     "cuBLAS on tensor cores, bf16 inputs, f32 accumulation and output"},
 };
 
 }  // namespace
@@ -124,8 +127,10 @@ double cublas_best_rate(const std::string& mode, std::int64_t n) {
       check_cublas(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, b.get(), m.cuda_input, n, a.get(),
                                 m.cuda_input, n, &beta, c.get(), CUDA_R_32F, n, m.compute, CUBLAS_GEMM_DEFAULT),
                    "cublasGemmEx");
-      if (trial > 0) best = std::max(best, 2.0 * n * n * n / timer.stop());
-      else timer.stop();
+      if (trial > 0)
+        best = std::max(best, 2.0 * n * n * n / timer.stop());
+      else
+        timer.stop();
     }
     return best;
   }

@@ -16,17 +16,20 @@ namespace ladder::cuda {
 constexpr int minimum_capability(DType t) {
   switch (t) {
     case DType::tf32:
-    case DType::bf16: return 80;
-    case DType::f16: return 70;
-    default: return 0;
+    case DType::bf16:
+      return 80;
+    case DType::f16:
+      return 70;
+    default:
+      return 0;
   }
 }
 
 // Empty where `device` (major*10 + minor) has what `what` needs, else the reason it cannot run.
 inline std::string capability_shortfall(int minimum, int device, std::string_view what) {
   if (device >= minimum) return {};
-  return fmt::format("{} needs compute capability {}.{}; this device has {}.{}", what, minimum / 10, minimum % 10,
-                     device / 10, device % 10);
+  return fmt::format("{} needs compute capability {}.{}; this device has {}.{}", what, minimum / 10, minimum % 10, device / 10,
+                     device % 10);
 }
 
 }  // namespace ladder::cuda

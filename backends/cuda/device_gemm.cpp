@@ -16,10 +16,12 @@ class DeviceGemm final : public GemmKernel {
     check(cudaSetDevice(0), "cudaSetDevice");
     const std::size_t count = static_cast<std::size_t>(op.n) * op.n;
     const std::size_t element = input == DType::f16 || input == DType::bf16 ? 2 : 4;
-    const void* host_a = input == DType::f16 ? static_cast<const void*>(op.a_f16)
-                         : input == DType::bf16 ? static_cast<const void*>(op.a_bf16) : op.a;
-    const void* host_b = input == DType::f16 ? static_cast<const void*>(op.b_f16)
-                         : input == DType::bf16 ? static_cast<const void*>(op.b_bf16) : op.b;
+    const void* host_a = input == DType::f16    ? static_cast<const void*>(op.a_f16)
+                         : input == DType::bf16 ? static_cast<const void*>(op.a_bf16)
+                                                : op.a;
+    const void* host_b = input == DType::f16    ? static_cast<const void*>(op.b_f16)
+                         : input == DType::bf16 ? static_cast<const void*>(op.b_bf16)
+                                                : op.b;
     check(cudaStreamCreate(&stream_), "cudaStreamCreate");
     check(cudaEventCreate(&start_), "cudaEventCreate");
     check(cudaEventCreate(&stop_), "cudaEventCreate");

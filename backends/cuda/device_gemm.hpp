@@ -14,14 +14,13 @@ struct DeviceOperands {
   std::int64_t n = 0;
   const void* a = nullptr;  // n×n, row-major, of the rung's input type
   const void* b = nullptr;
-  float* c = nullptr;       // n×n f32
-  void* stream = nullptr;   // cudaStream_t
+  float* c = nullptr;      // n×n f32
+  void* stream = nullptr;  // cudaStream_t
 };
 
 // A GemmKernel over device buffers: `launch` enqueues the multiply on the given stream.
 std::unique_ptr<GemmKernel> make_device_gemm(const GemmOperands& op, DType input,
-                                             std::function<void(const DeviceOperands&)> launch,
-                                             std::string label = {});
+                                             std::function<void(const DeviceOperands&)> launch, std::string label = {});
 
 // A rung whose kernel multiplies f32 operands in device memory (cuda-naive, cuda-tiled,
 // cuda-regtile): `launch` enqueues the kernel; the rest is what every such rung shares.

@@ -153,9 +153,12 @@ __global__ void fill_uniform_kernel(T* data, std::int64_t n, std::uint32_t seed)
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const float value = uniform_value(seed, i);
-    if constexpr (std::is_same_v<T, float>) data[i] = value;
-    else if constexpr (std::is_same_v<T, __half>) data[i] = __float2half_rn(value);
-    else data[i] = __float2bfloat16_rn(value);
+    if constexpr (std::is_same_v<T, float>)
+      data[i] = value;
+    else if constexpr (std::is_same_v<T, __half>)
+      data[i] = __float2half_rn(value);
+    else
+      data[i] = __float2bfloat16_rn(value);
   }
 }
 
@@ -169,7 +172,9 @@ int probe_blocks() {
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) { check(cudaMalloc(&ptr_, bytes), "cudaMalloc"); }
 DeviceBuffer::~DeviceBuffer() { cudaFree(ptr_); }
-void DeviceBuffer::upload(const void* host, std::size_t bytes) { check(cudaMemcpy(ptr_, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy"); }
+void DeviceBuffer::upload(const void* host, std::size_t bytes) {
+  check(cudaMemcpy(ptr_, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+}
 void DeviceBuffer::poison() { check(cudaMemset(ptr_, 0xff, bytes_), "cudaMemset"); }
 void DeviceBuffer::download(void* host, std::size_t bytes) const {
   check(cudaMemcpy(host, ptr_, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
@@ -249,9 +254,12 @@ std::function<void()> empty_kernel_chain(int count, bool as_graph, void* stream)
 }
 
 void fill_uniform(void* data, std::int64_t n, FillType type, std::uint32_t seed) {
-  if (type == FillType::f32) fill_uniform_kernel<<<grid_for(n), kThreads>>>(static_cast<float*>(data), n, seed);
-  else if (type == FillType::f16) fill_uniform_kernel<<<grid_for(n), kThreads>>>(static_cast<__half*>(data), n, seed);
-  else fill_uniform_kernel<<<grid_for(n), kThreads>>>(static_cast<__nv_bfloat16*>(data), n, seed);
+  if (type == FillType::f32)
+    fill_uniform_kernel<<<grid_for(n), kThreads>>>(static_cast<float*>(data), n, seed);
+  else if (type == FillType::f16)
+    fill_uniform_kernel<<<grid_for(n), kThreads>>>(static_cast<__half*>(data), n, seed);
+  else
+    fill_uniform_kernel<<<grid_for(n), kThreads>>>(static_cast<__nv_bfloat16*>(data), n, seed);
   check(cudaGetLastError(), "fill_uniform_kernel");
   check(cudaDeviceSynchronize(), "fill_uniform_kernel");
 }

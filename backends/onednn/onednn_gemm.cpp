@@ -82,8 +82,8 @@ GemmRung onednn_rung(DType dtype, bool packed = false) {
   rung.picks_own_threads = true;  // its parallel() runs small work on the calling thread
   rung.small_gemm_sweep = !packed;
   rung.mechanism = packed ? "ahead-of-time layout" : dtype == DType::bf16 ? "matrix units" : "tuned library";
-  const std::string what = dtype == DType::bf16 ? "oneDNN matmul, bf16 in, f32 out (AMX or AVX512_BF16)"
-                                                : "oneDNN matmul f32 (JIT for this ISA)";
+  const std::string what =
+      dtype == DType::bf16 ? "oneDNN matmul, bf16 in, f32 out (AMX or AVX512_BF16)" : "oneDNN matmul f32 (JIT for this ISA)";
   rung.summary = what + (packed ? ", B reordered once into the layout oneDNN picks (outside the timing)" : "") + ", all cores";
   if (dtype == DType::bf16) rung.unavailable_reason = [] { return onednn_bf16_unavailable_reason(); };
   rung.prepare = [dtype, packed](const GemmOperands& op) {
@@ -97,11 +97,20 @@ GemmRung onednn_rung(DType dtype, bool packed = false) {
 dnnl::engine onednn_cpu_engine() {
   static const bool capped = [] {
     switch (max_isa()) {
-      case Isa::scalar: dnnl::set_max_cpu_isa(dnnl::cpu_isa::sse41); break;  // oneDNN's lowest
-      case Isa::avx2: dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx2); break;
-      case Isa::avx512: dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx512_core_vnni); break;  // no bf16
-      case Isa::avx512_bf16: dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx512_core_bf16); break;
-      case Isa::amx: break;  // no cap
+      case Isa::scalar:
+        dnnl::set_max_cpu_isa(dnnl::cpu_isa::sse41);
+        break;  // oneDNN's lowest
+      case Isa::avx2:
+        dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx2);
+        break;
+      case Isa::avx512:
+        dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx512_core_vnni);
+        break;  // no bf16
+      case Isa::avx512_bf16:
+        dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx512_core_bf16);
+        break;
+      case Isa::amx:
+        break;  // no cap
     }
     return true;
   }();

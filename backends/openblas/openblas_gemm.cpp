@@ -28,9 +28,12 @@ std::string chosen_core() {
 
 std::string openblas_build() {
   switch (openblas_get_parallel()) {
-    case 0: return "sequential";
-    case 1: return "pthreads";
-    default: return "openmp";
+    case 0:
+      return "sequential";
+    case 1:
+      return "pthreads";
+    default:
+      return "openmp";
   }
 }
 
@@ -42,9 +45,9 @@ std::optional<EnvironmentFix> openblas_core_fix() {
   const std::string core = openblas_core_for(detected, cpu_features().avx2 && max_isa() >= Isa::avx2,
                                              cpu_features().avx512f && max_isa() >= Isa::avx512);
   if (core.empty()) return std::nullopt;
-  return EnvironmentFix{{{"OPENBLAS_CORETYPE", core}, {"LADDER_OPENBLAS_DETECTED", detected}},
-                        "OpenBLAS took this CPU for a " + detected + "; running it with OPENBLAS_CORETYPE=" + core +
-                            ", the kernels of its ISA"};
+  return EnvironmentFix{
+      {{"OPENBLAS_CORETYPE", core}, {"LADDER_OPENBLAS_DETECTED", detected}},
+      "OpenBLAS took this CPU for a " + detected + "; running it with OPENBLAS_CORETYPE=" + core + ", the kernels of its ISA"};
 }
 
 GemmRung openblas_rung() {

@@ -30,7 +30,8 @@ namespace fs = std::filesystem;
 // then the distribution's /usr/bin/python3 (where Debian's python3-numpy and python3-torch go).
 std::vector<std::string> candidate_pythons() {
   std::vector<std::string> found = pythons_on_path();
-  if (const char* env = std::getenv("LADDER_PYTHON"); !env || !*env) found.push_back("/usr/bin/python3");  // as pythons_on_path reads it
+  if (const char* env = std::getenv("LADDER_PYTHON"); !env || !*env)
+    found.push_back("/usr/bin/python3");  // as pythons_on_path reads it
   return found;
 }
 
@@ -139,8 +140,8 @@ GemmRung library_rung(const std::string& name, const std::string& module, const 
   rung.mechanism = "Python library call";
   rung.summary = std::move(summary);
   rung.unavailable_reason = [module, package] {
-    return python_with(module).empty() ? "no python3 on PATH (nor /usr/bin/python3) imports " + module + " (Debian: apt-get install " +
-                                             package + "; or set LADDER_PYTHON)"
+    return python_with(module).empty() ? "no python3 on PATH (nor /usr/bin/python3) imports " + module +
+                                             " (Debian: apt-get install " + package + "; or set LADDER_PYTHON)"
                                        : std::string();
   };
   rung.prepare = [module](const GemmOperands& op) {
@@ -154,8 +155,10 @@ GemmRung library_rung(const std::string& name, const std::string& module, const 
 void register_python(Registry& r) {
   // A closed pipe to a Python process that ended must be an error to report, not a signal.
   signal(SIGPIPE, SIG_IGN);
-  r.add(library_rung("numpy", "numpy", "python3-numpy", "numpy.matmul on f32 arrays, from the real interpreter (one call timed)"));
-  r.add(library_rung("torch", "torch", "python3-torch", "torch.matmul on f32 CPU tensors, from the real interpreter (one call timed)"));
+  r.add(
+      library_rung("numpy", "numpy", "python3-numpy", "numpy.matmul on f32 arrays, from the real interpreter (one call timed)"));
+  r.add(library_rung("torch", "torch", "python3-torch",
+                     "torch.matmul on f32 CPU tensors, from the real interpreter (one call timed)"));
 }
 
 }  // namespace ladder

@@ -51,8 +51,9 @@ Suite cache_suite() {
   s.name = kCacheSuite;
   s.summary = "read bandwidth against working-set size, one core and all cores";
   s.rungs = [] {
-    return std::vector<SuiteRung>{{"one-core", "u64", "1 core", "", "reads of a working set from 4 KiB to 4x the last-level cache"},
-                                  {"all-cores", "u64", "all cores", "", "the same on every thread, a working set each"}};
+    return std::vector<SuiteRung>{
+        {"one-core", "u64", "1 core", "", "reads of a working set from 4 KiB to 4x the last-level cache"},
+        {"all-cores", "u64", "all cores", "", "the same on every thread, a working set each"}};
   };
   s.cases = cache_cases;
   return s;

@@ -28,9 +28,7 @@ float input_value(std::uint64_t seed, std::int64_t index) {
   return static_cast<float>(static_cast<double>(x >> 40) / (1 << 23) - 1.0);
 }
 
-int threads_of(const GemmRung& rung) {
-  return rung.threading == Threading::all_cores ? omp_get_max_threads() : 1;
-}
+int threads_of(const GemmRung& rung) { return rung.threading == Threading::all_cores ? omp_get_max_threads() : 1; }
 
 }  // namespace
 
@@ -320,15 +318,14 @@ std::string gemm_case_name(const GemmRung& rung, std::int64_t n) {
   return case_name(kGemmSuite, rung.name, dtype_name(rung.dtype), fmt::format("n:{}", n));
 }
 
-std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs,
-                                      const std::vector<std::int64_t>& sizes, bool uncapped) {
+std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs, const std::vector<std::int64_t>& sizes,
+                                      bool uncapped) {
   std::vector<GemmCase> cases;
   for (const GemmRung* rung : rungs) {
     std::vector<std::int64_t> rung_sizes;
     for (std::int64_t n : sizes) {
       std::int64_t effective = (!uncapped && rung->max_n > 0) ? std::min(n, rung->max_n) : n;
-      if (std::find(rung_sizes.begin(), rung_sizes.end(), effective) == rung_sizes.end())
-        rung_sizes.push_back(effective);
+      if (std::find(rung_sizes.begin(), rung_sizes.end(), effective) == rung_sizes.end()) rung_sizes.push_back(effective);
     }
     for (std::int64_t n : rung_sizes) cases.push_back({gemm_case_name(*rung, n), rung, n});
   }

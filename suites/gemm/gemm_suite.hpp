@@ -92,8 +92,8 @@ struct GemmCase {
 
 // Every (rung, size) pair to run: sizes above a rung's cap become the cap (once), unless
 // `uncapped`. Rungs keep registry order; sizes keep the given order.
-std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs,
-                                      const std::vector<std::int64_t>& sizes, bool uncapped);
+std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs, const std::vector<std::int64_t>& sizes,
+                                      bool uncapped);
 
 // The profile's sizes: the ladder size n=1024 for every rung, plus n=2048 where the all-core
 // rungs are compared head to head; the full profile adds a sweep. Slow rungs stop at their cap.

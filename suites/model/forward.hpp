@@ -27,8 +27,7 @@ class OpScope {
   OpScope(const Ops& ops, OpTimes& times, Op op) : ops_(ops), times_(times), op_(op), start_(std::chrono::steady_clock::now()) {}
   ~OpScope() {
     ops_.sync();
-    times_.seconds[static_cast<int>(op_)] +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    times_.seconds[static_cast<int>(op_)] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
 
  private:
@@ -110,7 +109,8 @@ struct ScalarOps {
   void gelu(T* v, std::int64_t count) const {  // the tanh approximation
     const T k = std::sqrt(T(2) / T(3.14159265358979323846));
 #pragma omp parallel for if (parallel) schedule(static)
-    for (std::int64_t i = 0; i < count; ++i) v[i] = T(0.5) * v[i] * (T(1) + std::tanh(k * (v[i] + T(0.044715) * v[i] * v[i] * v[i])));
+    for (std::int64_t i = 0; i < count; ++i)
+      v[i] = T(0.5) * v[i] * (T(1) + std::tanh(k * (v[i] + T(0.044715) * v[i] * v[i] * v[i])));
   }
 
   void add_into(T* x, const T* y, std::int64_t count) const {
@@ -123,8 +123,8 @@ struct ScalarOps {
 struct LoopGemm {
   bool parallel = false;
   template <class T>
-  void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a,
-            std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc) const {
+  void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a, std::int64_t lda,
+            const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc) const {
 #pragma omp parallel for if (parallel) schedule(static)
     for (std::int64_t i = 0; i < m; ++i)
       for (std::int64_t j = 0; j < n; ++j) {
@@ -157,8 +157,8 @@ class Forward {
   Forward(const Config& c, const Weights& w, const Inputs& in, Ops ops, Gemm gemm)
       : c_(c), ops_(std::move(ops)), gemm_(std::move(gemm)) {
     for (const auto& l : w.layers)
-      layers_.push_back({up(l.ln1_gamma), up(l.ln1_beta), up(l.w_qkv), up(l.b_qkv), up(l.w_out), up(l.b_out),
-                         up(l.ln2_gamma), up(l.ln2_beta), up(l.w_mlp1), up(l.b_mlp1), up(l.w_mlp2), up(l.b_mlp2)});
+      layers_.push_back({up(l.ln1_gamma), up(l.ln1_beta), up(l.w_qkv), up(l.b_qkv), up(l.w_out), up(l.b_out), up(l.ln2_gamma),
+                         up(l.ln2_beta), up(l.w_mlp1), up(l.b_mlp1), up(l.w_mlp2), up(l.b_mlp2)});
     w_head_ = up(w.w_head);
     b_head_ = up(w.b_head);
     f1_ = up(in.f1);
@@ -204,8 +204,8 @@ class Forward {
       {
         OpScope s(ops_, times, Op::attn_scores);
         for_each_head([&](std::int64_t hd) {
-          gemm_.gemm(false, true, L, L, dh, T(1) / std::sqrt(T(dh)), qkv_.data() + hd * dh, 3 * C,
-                     qkv_.data() + C + hd * dh, 3 * C, T(0), scores_.data() + hd * L * L, L);
+          gemm_.gemm(false, true, L, L, dh, T(1) / std::sqrt(T(dh)), qkv_.data() + hd * dh, 3 * C, qkv_.data() + C + hd * dh,
+                     3 * C, T(0), scores_.data() + hd * L * L, L);
         });
       }
       {
@@ -215,8 +215,8 @@ class Forward {
       {
         OpScope s(ops_, times, Op::attn_values);
         for_each_head([&](std::int64_t hd) {
-          gemm_.gemm(false, false, L, dh, L, T(1), scores_.data() + hd * L * L, L, qkv_.data() + 2 * C + hd * dh, 3 * C,
-                     T(0), attn_.data() + hd * dh, C);
+          gemm_.gemm(false, false, L, dh, L, T(1), scores_.data() + hd * L * L, L, qkv_.data() + 2 * C + hd * dh, 3 * C, T(0),
+                     attn_.data() + hd * dh, C);
         });
       }
       linear(attn_, l.w_out, l.b_out, tmp_, C, C, Op::out_gemm, times);
@@ -242,7 +242,8 @@ class Forward {
       for (const Array* a : {&l.ln1_gamma, &l.ln1_beta, &l.w_qkv, &l.b_qkv, &l.w_out, &l.b_out, &l.ln2_gamma, &l.ln2_beta,
                              &l.w_mlp1, &l.b_mlp1, &l.w_mlp2, &l.b_mlp2})
         count += static_cast<double>(a->size());
-    for (const Array* a : {&w_head_, &b_head_, &f1_, &f2_, &corr_, &scores_, &x_, &h_, &qkv_, &attn_, &tmp_, &mlp_, &flow_, &head_})
+    for (const Array* a :
+         {&w_head_, &b_head_, &f1_, &f2_, &corr_, &scores_, &x_, &h_, &qkv_, &attn_, &tmp_, &mlp_, &flow_, &head_})
       count += static_cast<double>(a->size());
     double operands = 0;
     if constexpr (requires { gemm_.operand_bytes(); }) operands = gemm_.operand_bytes();

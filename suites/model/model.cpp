@@ -41,8 +41,9 @@ std::string validate(const Config& c) {
 }
 
 const char* op_name(Op op) {
-  static const char* names[] = {"corr_gemm", "corr_softmax", "soft_argmax", "layernorm", "qkv_gemm", "attn_scores",
-                                "attn_softmax", "attn_values", "out_gemm", "mlp_gemm", "gelu", "residual", "head_gemm"};
+  static const char* names[] = {"corr_gemm",   "corr_softmax", "soft_argmax", "layernorm", "qkv_gemm",
+                                "attn_scores", "attn_softmax", "attn_values", "out_gemm",  "mlp_gemm",
+                                "gelu",        "residual",     "head_gemm"};
   return names[static_cast<int>(op)];
 }
 
@@ -62,7 +63,7 @@ std::vector<OpCost> op_costs(const Config& c) {
   calls(Op::attn_values, layers * H);
   calls(Op::residual, 2 * layers + 1);  // two adds a layer, and the transpose that starts the stream
   add(Op::corr_gemm, 2 * L * L * C, f * (2 * L * C + L * L));
-  add(Op::corr_softmax, 5 * L * L, f * 2 * L * L);           // max, subtract, exp, sum, divide
+  add(Op::corr_softmax, 5 * L * L, f * 2 * L * L);               // max, subtract, exp, sum, divide
   add(Op::soft_argmax, 4 * L * L + 2 * L, f * (L * L + 2 * L));  // two multiply-adds per pair
   add(Op::layernorm, layers * 2 * 8 * L * C, layers * 2 * f * (2 * L * C + 2 * C));
   add(Op::qkv_gemm, layers * 2 * L * C * 3 * C, layers * f * (L * C + 3 * C * C + 3 * C + 3 * L * C));
@@ -85,18 +86,18 @@ double gemm_operand_elements(const Config& c) {
   const auto operands = [](double m, double n, double k) { return m * k + k * n; };
   double largest = std::max(operands(L, L, C), operands(L, kHeadOutputs, C));  // correlation, head
   if (c.layers > 0)
-    for (double e : {operands(L, 3 * C, C), operands(L, L, dh), operands(L, dh, L), operands(L, C, C),
-                     operands(L, 4 * C, C), operands(L, C, 4 * C)})  // qkv, scores, values, out, mlp1, mlp2
+    for (double e : {operands(L, 3 * C, C), operands(L, L, dh), operands(L, dh, L), operands(L, C, C), operands(L, 4 * C, C),
+                     operands(L, C, 4 * C)})  // qkv, scores, values, out, mlp1, mlp2
       largest = std::max(largest, e);
   return largest;
 }
 
 double footprint_bytes(const Config& c, int element, int operand_element) {
   const double L = static_cast<double>(c.tokens()), C = c.channels;
-  const double volumes = L * L * (1 + c.heads);                 // correlation + attention scores
-  const double tokens = L * C * (2 + 2 + 3 + 1 + 1 + 4);        // f1, f2, x, h, qkv, attn, tmp, mlp
+  const double volumes = L * L * (1 + c.heads);           // correlation + attention scores
+  const double tokens = L * C * (2 + 2 + 3 + 1 + 1 + 4);  // f1, f2, x, h, qkv, attn, tmp, mlp
   const double weights = c.layers * (12.0 * C * C + 13 * C) + 2 * C + 2;
-  return element * (volumes + tokens + weights + 4 * L)         // + flow and head outputs
+  return element * (volumes + tokens + weights + 4 * L)  // + flow and head outputs
          + operand_element * gemm_operand_elements(c);
 }
 

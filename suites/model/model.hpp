@@ -26,8 +26,20 @@ std::string validate(const Config& c);  // empty when usable
 
 // Operation types the time is split by (each appears once per use in the forward pass).
 enum class Op {
-  corr_gemm, corr_softmax, soft_argmax, layernorm, qkv_gemm, attn_scores, attn_softmax, attn_values,
-  out_gemm, mlp_gemm, gelu, residual, head_gemm, kCount
+  corr_gemm,
+  corr_softmax,
+  soft_argmax,
+  layernorm,
+  qkv_gemm,
+  attn_scores,
+  attn_softmax,
+  attn_values,
+  out_gemm,
+  mlp_gemm,
+  gelu,
+  residual,
+  head_gemm,
+  kCount
 };
 constexpr int kOps = static_cast<int>(Op::kCount);
 const char* op_name(Op op);

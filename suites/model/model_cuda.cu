@@ -209,9 +209,8 @@ void CudaOps::add_into(float* x, const float* y, std::int64_t count) const {
   check_launch("add_into_kernel");
 }
 
-void CublasGemm::gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-                      const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
-                      std::int64_t ldc) const {
+void CublasGemm::gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+                      std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) const {
   const ColumnMajorCall call = column_major_call(trans_a, trans_b, m, n, k);
   const cublasOperation_t op_first = call.trans_first ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_second = call.trans_second ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -219,9 +218,8 @@ void CublasGemm::gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n
   cublasHandle_t h = context->handle;
   if (mode != GemmMode::f16) {
     const cublasComputeType_t compute = mode == GemmMode::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    check_cublas(cublasGemmEx(h, op_first, op_second, cm, cn, ck, &alpha, b, CUDA_R_32F, static_cast<int>(ldb), a,
-                              CUDA_R_32F, static_cast<int>(lda), &beta, c, CUDA_R_32F, static_cast<int>(ldc), compute,
-                              CUBLAS_GEMM_DEFAULT),
+    check_cublas(cublasGemmEx(h, op_first, op_second, cm, cn, ck, &alpha, b, CUDA_R_32F, static_cast<int>(ldb), a, CUDA_R_32F,
+                              static_cast<int>(lda), &beta, c, CUDA_R_32F, static_cast<int>(ldc), compute, CUBLAS_GEMM_DEFAULT),
                  "cublasGemmEx");
     return;
   }
@@ -236,8 +234,8 @@ void CublasGemm::gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n
   pack_f16_kernel<<<blocks_for(b_rows * b_cols), kThreads, 0, context->stream>>>(b, b_rows, b_cols, ldb, b16);
   check_launch("pack_f16_kernel");
   check_cublas(cublasGemmEx(h, op_first, op_second, cm, cn, ck, &alpha, b16, CUDA_R_16F, static_cast<int>(b_cols), a16,
-                            CUDA_R_16F, static_cast<int>(a_cols), &beta, c, CUDA_R_32F, static_cast<int>(ldc),
-                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                            CUDA_R_16F, static_cast<int>(a_cols), &beta, c, CUDA_R_32F, static_cast<int>(ldc), CUBLAS_COMPUTE_32F,
+                            CUBLAS_GEMM_DEFAULT),
                "cublasGemmEx (f16)");
 }
 

@@ -47,9 +47,9 @@ struct BlasGemm {
   bool parallel = true;
   void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
             std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) const {
-    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
-                static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
-                static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
+    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, static_cast<blasint>(m),
+                static_cast<blasint>(n), static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda), b,
+                static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
   }
 };
 #endif
@@ -92,8 +92,8 @@ struct OnednnBf16Gemm {
     using dt = dnnl::memory::data_type;
     using tag = dnnl::memory::format_tag;
     State& s = *state;
-    const std::vector<double> key = {double(trans_a), double(trans_b), double(m), double(n), double(k), alpha,
-                                     double(lda), double(ldb), beta, double(ldc)};
+    const std::vector<double> key = {double(trans_a), double(trans_b), double(m),   double(n), double(k),
+                                     alpha,           double(lda),     double(ldb), beta,      double(ldc)};
     auto it = s.plans.find(key);
     if (it == s.plans.end()) {
       Plan p;
@@ -121,7 +121,8 @@ struct OnednnBf16Gemm {
     dnnl::memory a32(p.a_f32, s.engine, const_cast<float*>(a)), b32(p.b_f32, s.engine, const_cast<float*>(b));  // read only
     p.to_a.execute(s.stream, a32, a16);
     p.to_b.execute(s.stream, b32, b16);
-    p.matmul.execute(s.stream, {{DNNL_ARG_SRC, a16}, {DNNL_ARG_WEIGHTS, b16}, {DNNL_ARG_DST, dnnl::memory(p.c_f32, s.engine, c)}});
+    p.matmul.execute(s.stream,
+                     {{DNNL_ARG_SRC, a16}, {DNNL_ARG_WEIGHTS, b16}, {DNNL_ARG_DST, dnnl::memory(p.c_f32, s.engine, c)}});
     s.stream.wait();
   }
 };
@@ -226,10 +227,13 @@ Config verification_config(const Config& timed) {
 
 double tolerance(DType dtype) {
   switch (dtype) {
-    case DType::bf16: return kToleranceBf16;
+    case DType::bf16:
+      return kToleranceBf16;
     case DType::tf32:
-    case DType::f16: return kToleranceTf32;
-    default: return kTolerance;
+    case DType::f16:
+      return kToleranceTf32;
+    default:
+      return kTolerance;
   }
 }
 
@@ -240,19 +244,18 @@ double output_error(const Output& got, const Output& reference) {
 const std::vector<Backend>& backends() {
   static const std::vector<Backend> all = [] {
     std::vector<Backend> b;
-    b.push_back({"reference", DType::f64, Threading::one_core, "plain loops in double: the oracle", [] { return std::string(); },
-                 [](const Config& c, const Weights& w, const Inputs& in) {
-                   return make(c, w, in, ScalarOps<double>{}, LoopGemm{});
-                 },
-                 20});
-    b.push_back({"naive", DType::f32, Threading::one_core, "single-threaded scalar f32 loops", [] { return std::string(); },
-                 [](const Config& c, const Weights& w, const Inputs& in) {
-                   return make(c, w, in, ScalarOps<float>{}, LoopGemm{});
-                 },
-                 1024});
+    b.push_back(
+        {"reference", DType::f64, Threading::one_core, "plain loops in double: the oracle", [] { return std::string(); },
+         [](const Config& c, const Weights& w, const Inputs& in) { return make(c, w, in, ScalarOps<double>{}, LoopGemm{}); },
+         20});
+    b.push_back(
+        {"naive", DType::f32, Threading::one_core, "single-threaded scalar f32 loops", [] { return std::string(); },
+         [](const Config& c, const Weights& w, const Inputs& in) { return make(c, w, in, ScalarOps<float>{}, LoopGemm{}); },
+         1024});
 #ifdef LADDER_HAVE_OPENBLAS
     b.push_back({"cpu", DType::f32, Threading::all_cores,
-                 "f32: GEMMs through OpenBLAS, the rest in AVX-512 or AVX2 (the widest present) on all cores", [] { return std::string(); },
+                 "f32: GEMMs through OpenBLAS, the rest in AVX-512 or AVX2 (the widest present) on all cores",
+                 [] { return std::string(); },
                  [](const Config& c, const Weights& w, const Inputs& in) {
                    openblas_set_num_threads(omp_get_max_threads());
                    return make(c, w, in, VectorOps{}, BlasGemm{});
@@ -260,12 +263,10 @@ const std::vector<Backend>& backends() {
                  0});
 #endif
 #ifdef LADDER_HAVE_ONEDNN
-    b.push_back({"cpu-bf16", DType::bf16, Threading::all_cores,
-                 "GEMMs in bf16 through oneDNN (AMX where present), the rest as in cpu", [] { return onednn_bf16_unavailable_reason(); },
-                 [](const Config& c, const Weights& w, const Inputs& in) {
-                   return make(c, w, in, VectorOps{}, OnednnBf16Gemm{});
-                 },
-                 0});
+    b.push_back(
+        {"cpu-bf16", DType::bf16, Threading::all_cores, "GEMMs in bf16 through oneDNN (AMX where present), the rest as in cpu",
+         [] { return onednn_bf16_unavailable_reason(); },
+         [](const Config& c, const Weights& w, const Inputs& in) { return make(c, w, in, VectorOps{}, OnednnBf16Gemm{}); }, 0});
 #endif
 #ifdef LADDER_HAVE_CUDA
     struct GpuMode {
@@ -274,11 +275,13 @@ const std::vector<Backend>& backends() {
       gpu::GemmMode mode;
       const char* summary;
     };
-    for (const GpuMode m : {GpuMode{"cuda", DType::f32, gpu::GemmMode::f32, "f32: cuBLAS GEMMs (no tensor cores), CUDA kernels for the rest"},
-                            GpuMode{"cuda-tf32", DType::tf32, gpu::GemmMode::tf32, "cuBLAS GEMMs on tensor cores in TF32, the rest as in cuda"},
-                            GpuMode{"cuda-f16", DType::f16, gpu::GemmMode::f16,
-                                    "cuBLAS GEMMs on tensor cores with f16 operands (f32 accumulation), the rest as in cuda"}})
-      b.push_back({m.name, m.dtype, Threading::device, m.summary, [m] { return cuda::unavailable_below(cuda::minimum_capability(m.dtype), m.name); },
+    for (const GpuMode m :
+         {GpuMode{"cuda", DType::f32, gpu::GemmMode::f32, "f32: cuBLAS GEMMs (no tensor cores), CUDA kernels for the rest"},
+          GpuMode{"cuda-tf32", DType::tf32, gpu::GemmMode::tf32, "cuBLAS GEMMs on tensor cores in TF32, the rest as in cuda"},
+          GpuMode{"cuda-f16", DType::f16, gpu::GemmMode::f16,
+                  "cuBLAS GEMMs on tensor cores with f16 operands (f32 accumulation), the rest as in cuda"}})
+      b.push_back({m.name, m.dtype, Threading::device, m.summary,
+                   [m] { return cuda::unavailable_below(cuda::minimum_capability(m.dtype), m.name); },
                    [m](const Config& c, const Weights& w, const Inputs& in) {
                      auto context = gpu::make_context();
                      return make(c, w, in, gpu::CudaOps{context}, gpu::CublasGemm{context, m.mode});
@@ -288,8 +291,8 @@ const std::vector<Backend>& backends() {
     // The backends this build left out (no OpenBLAS, oneDNN or CUDA), known and unavailable.
     for (const auto& o : optional_rungs()) {
       if (o.kind != RungKind::model || backend_built(o.backend)) continue;
-      b.push_back({o.name, o.dtype, o.threading(),
-                   not_built_summary(o.backend), [reason = not_built_reason(o.backend)] { return reason; },
+      b.push_back({o.name, o.dtype, o.threading(), not_built_summary(o.backend),
+                   [reason = not_built_reason(o.backend)] { return reason; },
                    [](const Config&, const Weights&, const Inputs&) -> Prepared {
                      throw std::logic_error("a model backend this build left out was prepared");
                    },
@@ -318,10 +321,12 @@ namespace ladder {
 std::string model_memory_table() {
   using namespace model;
   const Config large = *named_config("large");
-  std::string out = fmt::format("  f32 footprint at C={}, {} layers, {} heads (the volume and the scores grow as (HW)^2):",
-                                large.channels, large.layers, large.heads);
+  std::string out =
+      fmt::format("  f32 footprint at C={}, {} layers, {} heads (the volume and the scores grow as (HW)^2):", large.channels,
+                  large.layers, large.heads);
   for (int side : {16, 32, 64, 128, 256})
-    out += fmt::format(" {}x{} {:.3g} GB;", side, side, footprint_bytes(Config{"", side, side, large.channels, large.layers, large.heads}) / 1e9);
+    out += fmt::format(" {}x{} {:.3g} GB;", side, side,
+                       footprint_bytes(Config{"", side, side, large.channels, large.layers, large.heads}) / 1e9);
   out += "\n  a device runs out of memory at H = W =";
   for (double gb : {16.0, 40.0, 80.0})
     out += fmt::format(" {} ({:.0f} GB);", first_resolution_over(gb * 1e9, large.channels, large.layers, large.heads), gb);
@@ -334,8 +339,9 @@ std::vector<std::pair<std::string, std::string>> model_memory_context() {
   std::vector<std::pair<std::string, std::string>> ctx;
   for (double gb : {16.0, 40.0, 80.0})
     ctx.emplace_back(fmt::format("model_out_of_memory_side_{:.0f}GB", gb),
-                     fmt::format("{} (C={}, {} layers, {} heads, f32)", first_resolution_over(gb * 1e9, large.channels, large.layers, large.heads),
-                                 large.channels, large.layers, large.heads));
+                     fmt::format("{} (C={}, {} layers, {} heads, f32)",
+                                 first_resolution_over(gb * 1e9, large.channels, large.layers, large.heads), large.channels,
+                                 large.layers, large.heads));
   // Which element-wise kernels the cpu backends run here (the CPU's widest under LADDER_MAX_ISA).
   ctx.emplace_back("model_cpu_elementwise_isa", std::string(isa_name(widest_vector_isa())));
   return ctx;
@@ -417,9 +423,9 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
       // Each call's certain fixed cost: a kernel launch; on the host an OpenMP fork and join for
       // the all-core element-wise loops, but only a call for a GEMM, whose library may run a
       // small one on the calling thread.
-      const double call = device                                            ? ceilings->device.launch_seconds
+      const double call = device                                           ? ceilings->device.launch_seconds
                           : b.threading == Threading::all_cores && !matrix ? ceilings->fork_join_seconds
-                                                                            : ceilings->call_seconds;
+                                                                           : ceilings->call_seconds;
       const DType unit = matrix || b.dtype == DType::f64 ? b.dtype : DType::f32;
       const double peak = device ? ceilings->device.peak(unit) : ceilings->peak(unit, threads);
       const Regime r = classify(costs[i].flops, costs[i].bytes, {peak, bandwidth, call * costs[i].calls});
@@ -434,9 +440,10 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
   state.counters["memory_bytes"] = pass.allocated_bytes();
   state.counters["threads"] = b.threading == Threading::all_cores ? omp_get_max_threads() : 1;
   const std::string gemms = pass.gemm_implementation();
-  const std::string verified_at = verified_here ? "verified at this configuration"
-                                             : fmt::format("verified at {}x{} (same C, layers, heads; the reference here costs {:.0f} GFLOP)",
-                                                           checked.height, checked.width, reference_flops(c) / 1e9);
+  const std::string verified_at =
+      verified_here ? "verified at this configuration"
+                    : fmt::format("verified at {}x{} (same C, layers, heads; the reference here costs {:.0f} GFLOP)",
+                                  checked.height, checked.width, reference_flops(c) / 1e9);
   state.SetLabel(fmt::format("config {}; {}; {}regimes: {}", describe(c), verified_at,
                              gemms.empty() ? "" : "GEMMs: oneDNN " + gemms + "; ", regimes));
 }
@@ -493,7 +500,8 @@ SweepShape sweep_shape(const SuiteRequest& request) {
   s.shape = smoke ? Config{"", 0, 0, 16, 1, 2} : *named_config("large");
   std::string error;
   if (request.model_config) s.shape = *parse_config(*request.model_config, error);  // checked by the command line
-  s.sides = smoke ? std::vector<int>{4, 8} : std::vector<int>{16, 24, 32, 48, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512};
+  s.sides = smoke ? std::vector<int>{4, 8}
+                  : std::vector<int>{16, 24, 32, 48, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512};
   s.budget = smoke || request.uncapped ? INFINITY : request.profile == "quick" ? 1.0 : 5.0;
   return s;
 }
@@ -550,10 +558,12 @@ std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request) {
     for (int side : sweep.sides) {
       const Config c = sweep_config(sweep, side);
       if (backend_footprint_bytes(b, c) > memory) break;
-      cases.push_back(model_case(case_name(kModelSweepSuite, b.name, dtype_name(b.dtype), fmt::format("side:{}", side)), b, c, request.ceilings));
+      cases.push_back(model_case(case_name(kModelSweepSuite, b.name, dtype_name(b.dtype), fmt::format("side:{}", side)), b, c,
+                                 request.ceilings));
       last = side;
     }
-    const std::string shape = fmt::format("C={}, {} layers, {} heads", sweep.shape.channels, sweep.shape.layers, sweep.shape.heads);
+    const std::string shape =
+        fmt::format("C={}, {} layers, {} heads", sweep.shape.channels, sweep.shape.layers, sweep.shape.heads);
     sweep_notes.emplace_back("model_sweep/" + b.name,
                              last == sweep.sides.back()
                                  ? fmt::format("{}; memory would allow more than the sweep's largest side, {}", shape, last)
@@ -607,7 +617,8 @@ void trim_model_sweep(std::vector<BenchmarkCase>& cases, const SuiteRequest& req
     const int last = cut ? *std::prev(std::lower_bound(sides.begin(), sides.end(), cut)) : sides.back();
     note = fmt::format("sides {}..{}{}; {}", sides.front(), last,
                        cut ? fmt::format("; {} is predicted to take {:.3g} s a pass, over the profile's budget of {:.3g} s "
-                                         "(--no-cap runs every side that fits)", cut, predicted, sweep.budget)
+                                         "(--no-cap runs every side that fits)",
+                                         cut, predicted, sweep.budget)
                            : "",
                        note);
     std::fprintf(stderr, "ladderbench: model-sweep/%s: %s\n", name.c_str(), note.c_str());

@@ -23,8 +23,8 @@ struct Prepared {
 };
 
 struct Backend {
-  std::string name;  // "reference", "naive", "cpu", "cpu-bf16", "cuda", ...
-  DType dtype = DType::f32;  // the GEMMs' number format; everything else is f32 (f64 for the reference)
+  std::string name;                           // "reference", "naive", "cpu", "cpu-bf16", "cuda", ...
+  DType dtype = DType::f32;                   // the GEMMs' number format; everything else is f32 (f64 for the reference)
   Threading threading = Threading::one_core;  // where it runs, as for the GEMM rungs
   std::string summary;
   std::function<std::string()> unavailable_reason = [] { return std::string(); };
@@ -82,4 +82,4 @@ std::vector<std::pair<std::string, std::string>> model_sweep_context();
 // out: as printed lines, and as context entries.
 std::string model_memory_table();
 std::vector<std::pair<std::string, std::string>> model_memory_context();
-}
+}  // namespace ladder

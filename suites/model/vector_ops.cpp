@@ -23,9 +23,7 @@ struct V {
   static constexpr std::int64_t kLanes = 16;
   using Reg = __m512;
   using Mask = __mmask16;
-  static Mask tail(std::int64_t remaining) {
-    return remaining >= 16 ? Mask(0xffff) : static_cast<Mask>((1u << remaining) - 1);
-  }
+  static Mask tail(std::int64_t remaining) { return remaining >= 16 ? Mask(0xffff) : static_cast<Mask>((1u << remaining) - 1); }
   static Reg set1(float x) { return _mm512_set1_ps(x); }
   static Reg zero() { return _mm512_setzero_ps(); }
   static Reg iota() { return _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); }

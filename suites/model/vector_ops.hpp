@@ -15,7 +15,7 @@ namespace ladder::model {
 Isa widest_vector_isa();
 
 struct VectorOps : ScalarOps<float> {
-  VectorOps();  // reads the CPU's features once
+  VectorOps();            // reads the CPU's features once
   Isa isa = Isa::scalar;  // avx512, avx2 or scalar: whose kernels run
 
   void softmax_rows(float* m, std::int64_t rows, std::int64_t cols) const;

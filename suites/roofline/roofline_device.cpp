@@ -59,45 +59,53 @@ std::vector<BenchmarkCase> device_roofline_cases(const SuiteRequest& request) {
     if (!smoke(request) || k == 1 || k == 8) ks.push_back(k);
   for (bool half : {false, true})
     for (int k : ks) {
-      cases.push_back(device_case(case_name(kRooflineSuite, kRooflineDeviceRung, half ? "f16" : "f32", fmt::format("k:{}", k)), [=, ceilings = request.ceilings](benchmark::State& state) {
-        const std::size_t element = half ? 2 : 4;
-        const RooflineInputs& inputs = roofline_inputs(n);
-        const double input_sum = inputs.sum;
-        DeviceBuffer in(n * element), out(n * element);
-        in.upload(half ? static_cast<const void*>(inputs.halves.data()) : inputs.values.data(), n * element);
-        DeviceTimer timer;
-        auto run = [&] {
-          if (half) cuda::launch_roofline_f16(in.get(), out.get(), n, k, 1.0f, 1.0f, timer.stream());
-          else cuda::launch_roofline_f32(static_cast<const float*>(in.get()), static_cast<float*>(out.get()), n, k, 1.0f, 1.0f, timer.stream());
-        };
-        run();
-        timer.synchronize();
-        const double sum = half ? cuda::device_sum_f16(out.get(), n) : cuda::device_sum_f32(static_cast<const float*>(out.get()), n);
-        if (sum != input_sum + static_cast<double>(n) * k) {  // out = in + k, exact in f16 up to 2048
-          state.SkipWithError("verification failed: checksum differs from its closed form");
-          return;
-        }
-        timed_loop(state, timer, run);
-        // One more call on a poisoned output, as on the host.
-        out.poison();
-        run();
-        timer.synchronize();
-        if ((half ? cuda::device_sum_f16(out.get(), n) : cuda::device_sum_f32(static_cast<const float*>(out.get()), n)) !=
-            input_sum + static_cast<double>(n) * k) {
-          state.SkipWithError("a call after timing left a wrong output (checksum differs from its closed form)");
-          return;
-        }
-        const roofline::RooflineProblem problem{n, k, static_cast<int>(element)};
-        set_roofline_counters(state, problem);
-        state.counters["threads"] = 1;
-        if (!ceilings || ceilings->device.name.empty()) return;
-        // Its own roofs, as on the CPU: the FMA probe of its dtype, device memory, one launch.
-        const DeviceCeilings& device = ceilings->device;
-        const double peak = half ? device.fma_f16 : device.fma_f32;
-        using benchmark::Counter;
-        if (peak > 0 && k > 0) state.counters["peak_fraction"] = Counter(problem.flops() / peak, Counter::kIsIterationInvariantRate);
-        state.SetLabel(set_regime(state, problem.flops(), problem.bytes(), {peak, device.bandwidth(problem.bytes()), device.launch_seconds}));
-      }));
+      cases.push_back(device_case(
+          case_name(kRooflineSuite, kRooflineDeviceRung, half ? "f16" : "f32", fmt::format("k:{}", k)),
+          [=, ceilings = request.ceilings](benchmark::State& state) {
+            const std::size_t element = half ? 2 : 4;
+            const RooflineInputs& inputs = roofline_inputs(n);
+            const double input_sum = inputs.sum;
+            DeviceBuffer in(n * element), out(n * element);
+            in.upload(half ? static_cast<const void*>(inputs.halves.data()) : inputs.values.data(), n * element);
+            DeviceTimer timer;
+            auto run = [&] {
+              if (half)
+                cuda::launch_roofline_f16(in.get(), out.get(), n, k, 1.0f, 1.0f, timer.stream());
+              else
+                cuda::launch_roofline_f32(static_cast<const float*>(in.get()), static_cast<float*>(out.get()), n, k, 1.0f, 1.0f,
+                                          timer.stream());
+            };
+            run();
+            timer.synchronize();
+            const double sum =
+                half ? cuda::device_sum_f16(out.get(), n) : cuda::device_sum_f32(static_cast<const float*>(out.get()), n);
+            if (sum != input_sum + static_cast<double>(n) * k) {  // out = in + k, exact in f16 up to 2048
+              state.SkipWithError("verification failed: checksum differs from its closed form");
+              return;
+            }
+            timed_loop(state, timer, run);
+            // One more call on a poisoned output, as on the host.
+            out.poison();
+            run();
+            timer.synchronize();
+            if ((half ? cuda::device_sum_f16(out.get(), n) : cuda::device_sum_f32(static_cast<const float*>(out.get()), n)) !=
+                input_sum + static_cast<double>(n) * k) {
+              state.SkipWithError("a call after timing left a wrong output (checksum differs from its closed form)");
+              return;
+            }
+            const roofline::RooflineProblem problem{n, k, static_cast<int>(element)};
+            set_roofline_counters(state, problem);
+            state.counters["threads"] = 1;
+            if (!ceilings || ceilings->device.name.empty()) return;
+            // Its own roofs, as on the CPU: the FMA probe of its dtype, device memory, one launch.
+            const DeviceCeilings& device = ceilings->device;
+            const double peak = half ? device.fma_f16 : device.fma_f32;
+            using benchmark::Counter;
+            if (peak > 0 && k > 0)
+              state.counters["peak_fraction"] = Counter(problem.flops() / peak, Counter::kIsIterationInvariantRate);
+            state.SetLabel(set_regime(state, problem.flops(), problem.bytes(),
+                                      {peak, device.bandwidth(problem.bytes()), device.launch_seconds}));
+          }));
     }
   return cases;
 }

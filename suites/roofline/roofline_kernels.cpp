@@ -40,7 +40,9 @@ inline __m256d splat(double v) { return _mm256_set1_pd(v); }
 }  // namespace avx2
 
 void avx2_f32(const float* in, float* out, std::int64_t n, int k, float a, float b) { avx2::vector_sweep(in, out, n, k, a, b); }
-void avx2_f64(const double* in, double* out, std::int64_t n, int k, double a, double b) { avx2::vector_sweep(in, out, n, k, a, b); }
+void avx2_f64(const double* in, double* out, std::int64_t n, int k, double a, double b) {
+  avx2::vector_sweep(in, out, n, k, a, b);
+}
 #pragma GCC pop_options
 
 #pragma GCC push_options
@@ -62,8 +64,12 @@ inline __m512d splat(double v) { return _mm512_set1_pd(v); }
 }  // namespace
 }  // namespace avx512
 
-void avx512_f32(const float* in, float* out, std::int64_t n, int k, float a, float b) { avx512::vector_sweep(in, out, n, k, a, b); }
-void avx512_f64(const double* in, double* out, std::int64_t n, int k, double a, double b) { avx512::vector_sweep(in, out, n, k, a, b); }
+void avx512_f32(const float* in, float* out, std::int64_t n, int k, float a, float b) {
+  avx512::vector_sweep(in, out, n, k, a, b);
+}
+void avx512_f64(const double* in, double* out, std::int64_t n, int k, double a, double b) {
+  avx512::vector_sweep(in, out, n, k, a, b);
+}
 #pragma GCC pop_options
 
 #pragma GCC push_options

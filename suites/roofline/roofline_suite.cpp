@@ -27,7 +27,7 @@ struct Sweep {
   std::string rung;
   bool f64;
   int threads;
-  const char* probe;  // the peak probe its FLOP/s are set against
+  const char* probe;      // the peak probe its FLOP/s are set against
   Isa isa = Isa::scalar;  // what the CPU must offer (the scalar sweep's FMA comes with AVX2)
   void (*f32_kernel)(const float*, float*, std::int64_t, int, float, float) = nullptr;
   void (*f64_kernel)(const double*, double*, std::int64_t, int, double, double) = nullptr;
@@ -151,7 +151,8 @@ std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request) {
     if (!rung_requested(request, sweep.rung)) continue;
     if (!isa_unavailable_reason(sweep.isa).empty()) continue;
     const std::size_t element = sweep.f64 ? 8 : 4;
-    const std::int64_t n = sweep.rung == "boxed" ? (smoke ? 257 : kBoxedElements) : array_bytes / static_cast<std::int64_t>(element) + (smoke ? 3 : 0);
+    const std::int64_t n = sweep.rung == "boxed" ? (smoke ? 257 : kBoxedElements)
+                                                 : array_bytes / static_cast<std::int64_t>(element) + (smoke ? 3 : 0);
     for (int k : roofline_intensities()) {
       if (smoke && k != 0 && k != 1 && k != 8) continue;
       BenchmarkCase c;
@@ -178,9 +179,8 @@ std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request) {
         if (peak > 0 && k > 0) state.counters["peak_fraction"] = Counter(flops / peak, Counter::kIsIterationInvariantRate);
         const double bandwidth = ceilings->bandwidth(bytes / sweep.threads, sweep.threads);
         // The interpreter's floor: about 6 dispatches per multiply-add, 10 per element.
-        const double overhead = sweep.rung == "boxed"
-                                    ? static_cast<double>(n) * (6.0 * k + 10.0) * ceilings->dispatch_seconds
-                                    : ceilings->fork_join_seconds;
+        const double overhead = sweep.rung == "boxed" ? static_cast<double>(n) * (6.0 * k + 10.0) * ceilings->dispatch_seconds
+                                                      : ceilings->fork_join_seconds;
         state.SetLabel(set_regime(state, flops, bytes, {peak, bandwidth, overhead}));
       };
       cases.push_back(std::move(c));

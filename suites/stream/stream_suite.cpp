@@ -107,8 +107,9 @@ Suite stream_suite() {
     std::vector<SuiteRung> rungs;
     for (bool nontemporal : {false, true})
       for (stream::Kernel k : stream::kKernels) {
-        SuiteRung r{stream::kernel_name(k) + (nontemporal ? "-nt" : ""), "f64, f32", "all cores", "",
-                    fmt::format("STREAM {}{}", stream::kernel_name(k), nontemporal ? " with streaming (non-temporal) stores" : "")};
+        SuiteRung r{
+            stream::kernel_name(k) + (nontemporal ? "-nt" : ""), "f64, f32", "all cores", "",
+            fmt::format("STREAM {}{}", stream::kernel_name(k), nontemporal ? " with streaming (non-temporal) stores" : "")};
         if (nontemporal) r.unavailable_reason = [] { return isa_unavailable_reason(Isa::avx2); };
         rungs.push_back(std::move(r));
       }

@@ -49,8 +49,7 @@ Object* float_multiply(Object* a, Object* b) {
   return new_float(x * y);
 }
 int number_lt(Object* a, Object* b) {
-  if (a->type == &int_type && b->type == &int_type)
-    return static_cast<IntObject*>(a)->value < static_cast<IntObject*>(b)->value;
+  if (a->type == &int_type && b->type == &int_type) return static_cast<IntObject*>(a)->value < static_cast<IntObject*>(b)->value;
   double x, y;
   if (!to_double(a, x) || !to_double(b, y)) return -1;
   return x < y;
@@ -80,8 +79,7 @@ void list_dealloc(Object* o) {
 
 std::size_t list_index(ListObject* l, Object* index, const char* what) {
   if (index->type != &int_type)
-    throw InterpreterError("TypeError", std::string("list indices must be integers, not ") +
-                                            index->type->name);
+    throw InterpreterError("TypeError", std::string("list indices must be integers, not ") + index->type->name);
   std::int64_t i = static_cast<IntObject*>(index)->value;
   auto size = static_cast<std::int64_t>(l->items.size());
   if (i < 0) i += size;
@@ -123,28 +121,25 @@ Object* range_iter_next(Object* o) {
   if (it->next >= it->stop) return nullptr;
   return new_int(it->next++);
 }
-const TypeObject range_iter_type = {"range_iterator", range_iter_dealloc, nullptr, nullptr,
-                                    nullptr, nullptr, nullptr, range_iter_next, nullptr, nullptr};
+const TypeObject range_iter_type = {"range_iterator", range_iter_dealloc, nullptr, nullptr, nullptr, nullptr,
+                                    nullptr,          range_iter_next,    nullptr, nullptr};
 Object* range_iter(Object* o) {
   auto* r = static_cast<RangeObject*>(o);
   auto* it = new RangeIterObject{{1, &range_iter_type}, r->start, r->stop};
   ++g_live_objects;
   return it;
 }
-const TypeObject range_type = {"range", range_dealloc, nullptr, nullptr, nullptr, nullptr,
-                               range_iter, nullptr, nullptr, nullptr};
+const TypeObject range_type = {"range", range_dealloc, nullptr, nullptr, nullptr, nullptr, range_iter, nullptr, nullptr, nullptr};
 
 std::int64_t int_argument(Object* o, const char* function) {
   if (o->type != &int_type)
-    throw InterpreterError("TypeError", std::string("'") + o->type->name +
-                                            "' object cannot be interpreted as an integer in " +
-                                            function + "()");
+    throw InterpreterError(
+        "TypeError", std::string("'") + o->type->name + "' object cannot be interpreted as an integer in " + function + "()");
   return static_cast<IntObject*>(o)->value;
 }
 
 Object* builtin_range(Object* const* args, int n) {
-  if (n < 1 || n > 2)
-    throw InterpreterError("TypeError", "range expected 1 or 2 arguments, got " + std::to_string(n));
+  if (n < 1 || n > 2) throw InterpreterError("TypeError", "range expected 1 or 2 arguments, got " + std::to_string(n));
   std::int64_t start = n == 2 ? int_argument(args[0], "range") : 0;
   std::int64_t stop = int_argument(args[n - 1], "range");
   auto* r = new RangeObject{{1, &range_type}, start, stop};
@@ -160,11 +155,9 @@ void builtin_dealloc(Object* o) {
   --g_live_objects;
   delete static_cast<BuiltinObject*>(o);
 }
-Object* builtin_call(Object* self, Object* const* args, int n) {
-  return static_cast<BuiltinObject*>(self)->function(args, n);
-}
-const TypeObject builtin_type = {"builtin_function_or_method", builtin_dealloc, nullptr, nullptr,
-                                 nullptr, nullptr, nullptr, nullptr, builtin_call, nullptr};
+Object* builtin_call(Object* self, Object* const* args, int n) { return static_cast<BuiltinObject*>(self)->function(args, n); }
+const TypeObject builtin_type = {
+    "builtin_function_or_method", builtin_dealloc, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, builtin_call, nullptr};
 Object* new_builtin(Object* (*function)(Object* const*, int)) {
   ++g_live_objects;
   return new BuiltinObject{{1, &builtin_type}, function};
@@ -190,9 +183,12 @@ auto g_small_ints = make_small_ints();
 const char* op_symbol(Op op) {
   switch (op) {
     case Op::binary_add:
-    case Op::inplace_add: return "+";
-    case Op::binary_multiply: return "*";
-    default: return "?";
+    case Op::inplace_add:
+      return "+";
+    case Op::binary_multiply:
+      return "*";
+    default:
+      return "?";
   }
 }
 
@@ -207,15 +203,13 @@ Object* binary_op(Op op, Object* a, Object* b) {
       if (Object* r = f(a, b)) return r;
     }
   }
-  throw InterpreterError("TypeError", std::string("unsupported operand type(s) for ") +
-                                          op_symbol(op) + ": '" + a->type->name + "' and '" +
-                                          b->type->name + "'");
+  throw InterpreterError("TypeError", std::string("unsupported operand type(s) for ") + op_symbol(op) + ": '" + a->type->name +
+                                          "' and '" + b->type->name + "'");
 }
 
 // A frame's locals and value stack, released on return and on an exception alike.
 struct Frame {
-  explicit Frame(const Code& code)
-      : locals(static_cast<std::size_t>(code.num_locals), nullptr), stack(64) {}
+  explicit Frame(const Code& code) : locals(static_cast<std::size_t>(code.num_locals), nullptr), stack(64) {}
   ~Frame() {
     for (Object* o : locals)
       if (o) decref(o);
@@ -236,13 +230,12 @@ struct Frame {
 }  // namespace
 
 const TypeObject float_type = {"float", float_dealloc, float_add, float_multiply, nullptr,
-                               nullptr, nullptr, nullptr, nullptr, number_lt};
-const TypeObject int_type = {"int", int_dealloc, int_add, int_multiply, nullptr,
-                             nullptr, nullptr, nullptr, nullptr, number_lt};
-const TypeObject list_type = {"list", list_dealloc, nullptr, nullptr, list_subscript,
-                              list_store_subscript, nullptr, nullptr, nullptr, nullptr};
+                               nullptr, nullptr,       nullptr,   nullptr,        number_lt};
+const TypeObject int_type = {"int", int_dealloc, int_add, int_multiply, nullptr, nullptr, nullptr, nullptr, nullptr, number_lt};
+const TypeObject list_type = {"list",  list_dealloc, nullptr, nullptr, list_subscript, list_store_subscript,
+                              nullptr, nullptr,      nullptr, nullptr};
 const TypeObject none_type = {"NoneType", immortal_dealloc, nullptr, nullptr, nullptr,
-                              nullptr, nullptr, nullptr, nullptr, nullptr};
+                              nullptr,    nullptr,          nullptr, nullptr, nullptr};
 
 Object* new_float(double value) {
   ++g_live_objects;
@@ -269,8 +262,7 @@ Object* none() { return &g_none; }
 
 double as_double(Object* o) {
   double value;
-  if (!to_double(o, value))
-    throw InterpreterError("TypeError", std::string("must be real number, not ") + o->type->name);
+  if (!to_double(o, value)) throw InterpreterError("TypeError", std::string("must be real number, not ") + o->type->name);
   return value;
 }
 
@@ -340,8 +332,7 @@ Object* Globals::lookup(const std::string& name) const {
 
 // --- the evaluation loop -----------------------------------------------------------------------
 Object* execute(const Code& code, const std::vector<Object*>& args, const Globals& globals) {
-  if (static_cast<int>(args.size()) > code.num_locals)
-    throw InterpreterError("TypeError", "too many arguments");
+  if (static_cast<int>(args.size()) > code.num_locals) throw InterpreterError("TypeError", "too many arguments");
   Frame f(code);
   for (std::size_t i = 0; i < args.size(); ++i) {
     incref(args[i]);
@@ -399,8 +390,8 @@ Object* execute(const Code& code, const std::vector<Object*>& args, const Global
         Object* a = f.top();
         int lt = a->type->compare_lt ? a->type->compare_lt(a, b) : -1;
         if (lt < 0) {
-          std::string message = std::string("'<' not supported between instances of '") +
-                                a->type->name + "' and '" + b->type->name + "'";
+          std::string message =
+              std::string("'<' not supported between instances of '") + a->type->name + "' and '" + b->type->name + "'";
           decref(b);
           throw InterpreterError("TypeError", message);
         }
@@ -438,8 +429,8 @@ Object* execute(const Code& code, const std::vector<Object*>& args, const Global
           ~Release() { decref(a), decref(b), decref(c); }
         } release{index, container, value};
         if (!container->type->store_subscript)
-          throw InterpreterError("TypeError", std::string("'") + container->type->name +
-                                                  "' object does not support item assignment");
+          throw InterpreterError("TypeError",
+                                 std::string("'") + container->type->name + "' object does not support item assignment");
         container->type->store_subscript(container, index, value);
         break;
       }
@@ -447,8 +438,7 @@ Object* execute(const Code& code, const std::vector<Object*>& args, const Global
         Object* const* argv = &f.stack[f.sp - in.arg];
         Object* callable = f.stack[f.sp - in.arg - 1];
         if (!callable->type->call)
-          throw InterpreterError("TypeError", std::string("'") + callable->type->name +
-                                                  "' object is not callable");
+          throw InterpreterError("TypeError", std::string("'") + callable->type->name + "' object is not callable");
         Object* r = callable->type->call(callable, argv, in.arg);
         for (int i = 0; i <= in.arg; ++i) decref(f.pop());
         f.push(r);
@@ -456,8 +446,7 @@ Object* execute(const Code& code, const std::vector<Object*>& args, const Global
       }
       case Op::get_iter: {
         Object* o = f.top();
-        if (!o->type->iter)
-          throw InterpreterError("TypeError", std::string("'") + o->type->name + "' object is not iterable");
+        if (!o->type->iter) throw InterpreterError("TypeError", std::string("'") + o->type->name + "' object is not iterable");
         f.stack[f.sp - 1] = o->type->iter(o);
         decref(o);
         break;
@@ -477,7 +466,7 @@ Object* execute(const Code& code, const std::vector<Object*>& args, const Global
         break;
       case Op::pop_jump_if_false: {
         Object* c = f.pop();
-        bool truth = c->type == &int_type ? static_cast<IntObject*>(c)->value != 0
+        bool truth = c->type == &int_type     ? static_cast<IntObject*>(c)->value != 0
                      : c->type == &float_type ? static_cast<FloatObject*>(c)->value != 0
                                               : c != &g_none;
         decref(c);

@@ -74,20 +74,20 @@ double as_double(Object* o);
 std::int64_t live_objects();
 
 enum class Op : std::uint8_t {
-  load_fast,       // push locals[arg]
-  store_fast,      // locals[arg] = pop()
-  load_const,      // push consts[arg]
-  load_global,     // push globals[names[arg]] (a hash lookup, as CPython's LOAD_GLOBAL)
-  binary_add,      // b = pop(); a = pop(); push(a + b)
+  load_fast,    // push locals[arg]
+  store_fast,   // locals[arg] = pop()
+  load_const,   // push consts[arg]
+  load_global,  // push globals[names[arg]] (a hash lookup, as CPython's LOAD_GLOBAL)
+  binary_add,   // b = pop(); a = pop(); push(a + b)
   binary_multiply,
-  inplace_add,     // as binary_add (floats are immutable)
-  binary_subscr,   // i = pop(); c = pop(); push(c[i])
-  store_subscr,    // i = pop(); c = pop(); v = pop(); c[i] = v
-  compare_lt,      // b = pop(); a = pop(); push(a < b) as an int 0/1
-  call_function,   // call with arg positional arguments below the callable
-  get_iter,        // push(iter(pop()))
-  for_iter,        // push(next(top)); on exhaustion pop the iterator and jump to arg
-  jump,            // goto arg
+  inplace_add,    // as binary_add (floats are immutable)
+  binary_subscr,  // i = pop(); c = pop(); push(c[i])
+  store_subscr,   // i = pop(); c = pop(); v = pop(); c[i] = v
+  compare_lt,     // b = pop(); a = pop(); push(a < b) as an int 0/1
+  call_function,  // call with arg positional arguments below the callable
+  get_iter,       // push(iter(pop()))
+  for_iter,       // push(next(top)); on exhaustion pop the iterator and jump to arg
+  jump,           // goto arg
   pop_jump_if_false,
   pop_top,
   return_value,

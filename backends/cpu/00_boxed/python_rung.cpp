@@ -47,9 +47,8 @@ class PythonKernel final : public GemmKernel {
   }
 
   void run() override {
-    std::string command = shell_quote(python_) + " " + shell_quote((dir_ / "matmul.py").string()) +
-                          " " + std::to_string(op_.n) + " " + shell_quote((dir_ / "a.bin").string()) +
-                          " " + shell_quote((dir_ / "b.bin").string()) + " " +
+    std::string command = shell_quote(python_) + " " + shell_quote((dir_ / "matmul.py").string()) + " " + std::to_string(op_.n) +
+                          " " + shell_quote((dir_ / "a.bin").string()) + " " + shell_quote((dir_ / "b.bin").string()) + " " +
                           shell_quote((dir_ / "c.bin").string());
     FILE* pipe = popen(command.c_str(), "r");
     if (!pipe) throw std::runtime_error("cannot start " + python_);
@@ -86,8 +85,7 @@ GemmRung python_rung() {
   rung.mechanism = "reference";
   rung.summary = "reference point: the same matmul.py under the real CPython (python3)";
   rung.unavailable_reason = [] {
-    return find_python().empty() ? std::string("python3 not found on PATH (or set LADDER_PYTHON)")
-                                 : std::string();
+    return find_python().empty() ? std::string("python3 not found on PATH (or set LADDER_PYTHON)") : std::string();
   };
   rung.prepare = [](const GemmOperands& op) {
     return std::unique_ptr<GemmKernel>(std::make_unique<PythonKernel>(op, find_python()));
