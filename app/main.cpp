@@ -39,6 +39,7 @@ void initialize_benchmark(Options& opt) {
   // The results file is ours to write (results_file.hpp); Google Benchmark's own goes nowhere.
   if (opt.out_path) opt.benchmark_args.push_back("--benchmark_out=/dev/null");
   std::vector<char*> bench_argv;
+  bench_argv.reserve(opt.benchmark_args.size());
   for (auto& a : opt.benchmark_args) bench_argv.push_back(a.data());
   int bench_argc = static_cast<int>(bench_argv.size());
   benchmark::Initialize(&bench_argc, bench_argv.data());
@@ -50,14 +51,15 @@ int commit_results(ResultsFile* results, const Options& opt, const NoiseReport& 
   if (!results) return 0;
   if (results->runs_reported() == 0) {
     results->discard();
-    std::fprintf(stderr, "ladderbench: no case ran, so nothing was written; %s is unchanged\n", opt.out_path->c_str());
+    std::fprintf(stderr, "ladderbench: no case ran, so nothing was written; %s is unchanged\n",
+                 opt.out_path.value_or("").c_str());
     return kRunError;
   }
   if (auto error = results->commit(noise.context()); !error.empty()) {
     std::fprintf(stderr, "ladderbench: the results were not written: %s\n", error.c_str());
     return kRunError;
   }
-  std::fprintf(stderr, "ladderbench: results written to %s\n", opt.out_path->c_str());
+  std::fprintf(stderr, "ladderbench: results written to %s\n", opt.out_path.value_or("").c_str());
   return 0;
 }
 

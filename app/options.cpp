@@ -188,7 +188,7 @@ Options parse_options(int argc, char** argv) {
       if (has_value) {
         if (auto error = check_benchmark_flag(name, value, LADDER_BENCHMARK_VERSION); !error.empty()) usage_error(error);
       } else if (name == "--benchmark_min_time" || name == "--benchmark_repetitions" || name == "--benchmark_format") {
-        usage_error(name + " needs a value, as " + name + "=VALUE");
+        usage_error(fmt::format("{} needs a value, as {}=VALUE", name, name));
       }
       if (name == "--benchmark_min_time") o.user_min_time = true;
       if (name == "--benchmark_repetitions") o.user_repetitions = true;

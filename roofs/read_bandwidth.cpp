@@ -132,6 +132,7 @@ std::vector<Plateau> detect_plateaus(const std::vector<BandwidthPoint>& curve, c
   for (const auto& run : runs) {
     if (run.size() < 2) continue;  // a transition between levels, not a level
     std::vector<double> rates;
+    rates.reserve(run.size());
     for (const auto& q : run) rates.push_back(q.bytes_per_second);
     Plateau p;
     p.from_bytes = run.front().bytes;

@@ -382,10 +382,12 @@ def build_tables(measured, specs):
                 row.append({"text": f"{fmt_rate(best['flops'], 'FLOP/s')} ({best['rung']}, n={best['size']})" if best else "",
                             "predicted": False, "value": best["flops"] if best else None})
             else:
-                rung = ({"f32": "cublas", "tf32": "cublas-tf32", "f16": "cublas-f16", "bf16": "cublas-bf16"} if m.kind == "gpu"
-                        else {"f32": "openblas", "bf16": "onednn-bf16", "f16": "onednn-f16"})[dtype] if dtype != "tf32" or m.kind == "gpu" else None
+                libraries = ({"f32": "cublas", "tf32": "cublas-tf32", "f16": "cublas-f16", "bf16": "cublas-bf16"}
+                             if m.kind == "gpu" else {"f32": "openblas", "bf16": "onednn-bf16", "f16": "onednn-f16"})
+                rung = libraries[dtype] if dtype != "tf32" or m.kind == "gpu" else None
                 value = predict_gemm(m, rung, dtype, 8192, floors[m.kind]) if rung else None
-                row.append({"text": f"≈ {fmt_rate(value, 'FLOP/s')} predicted" if value else "", "predicted": True, "value": value})
+                row.append({"text": f"≈ {fmt_rate(value, 'FLOP/s')} predicted" if value else "",
+                            "predicted": True, "value": value})
         cells.append(row)
     tables["gemm: the best per number format"] = (list(formats), columns, cells)
 
@@ -394,14 +396,16 @@ def build_tables(measured, specs):
     for m in measured:
         for key in m.order:
             c = m.cases[key]
-            if c["suite"] == "stream" and (c["rung"], c["dtype"]) not in kernels and (c["dtype"] == "f64" or c["rung"].startswith("device-")):
+            if (c["suite"] == "stream" and (c["rung"], c["dtype"]) not in kernels
+                    and (c["dtype"] == "f64" or c["rung"].startswith("device-"))):
                 kernels.append((c["rung"], c["dtype"]))
     cells = []
     for rung, dtype in kernels:
         row = []
         for m in machines:
             if m.measured:
-                c = next((c for c in m.cases.values() if c["suite"] == "stream" and c["rung"] == rung and c["dtype"] == dtype), None)
+                c = next((c for c in m.cases.values()
+                          if c["suite"] == "stream" and c["rung"] == rung and c["dtype"] == dtype), None)
                 value = c.get("bytes_per_second") if c and not c.get("error") else None
                 noisy = f" · noisy (CV {100 * c['cv']:.0f}%)" if value and c.get("noisy") else ""
                 row.append({"text": fmt_rate(value, "B/s") + noisy, "predicted": False, "value": value})
@@ -424,7 +428,7 @@ def build_tables(measured, specs):
             configs.setdefault(c["config"], c)
             if (c["rung"], c["dtype"], c["config"]) not in rows:
                 rows.append((c["rung"], c["dtype"], c["config"]))
-    for rung, dtype, config in rows:
+    for rung, _dtype, config in rows:
         row = []
         for m in machines:
             c = next((c for c in m.cases.values() if c["suite"] == "model" and c["rung"] == rung and c.get("ops")
@@ -443,7 +447,8 @@ def build_tables(measured, specs):
             peak, bandwidth = m.peak("f32", "vector") or m.peak("f32"), m.bandwidth()
             bound = sum(gemm_bound(o.get("flop_count", 0), o.get("byte_count", 0), peak, bandwidth, 0)
                         for o in c["ops"].values()) if peak and bandwidth else None
-            row.append({"text": f"≈ {bound * 1e3:.3g} ms (f32 roofline bound, no per-call costs)" if bound else "", "predicted": True, "value": bound})
+            row.append({"text": f"≈ {bound * 1e3:.3g} ms (f32 roofline bound, no per-call costs)" if bound else "",
+                        "predicted": True, "value": bound})
         cells.append(row)
         labels.append(f"lower bound (f32), {config}")
     if rows:
@@ -456,7 +461,8 @@ def write_markdown(tables, out, measured=()):
              "Measured cells come from result files; cells marked ≈ are predicted from a spec sheet through the roofline:",
              "min(peak, bandwidth × intensity), floored by the measured fixed cost of a call.", ""]
     if measured:  # which run each column's figures come from (every run stays in results/: report.py history)
-        lines += ["Runs:", ""] + [f"- {m.name}: `{str(m.source).replace(str(ROOT) + '/', '')}` (git {m.context.get('git_sha', '?')}, {m.context.get('date', '?')})"
+        lines += ["Runs:", ""] + [f"- {m.name}: `{str(m.source).replace(str(ROOT) + '/', '')}` "
+                                  f"(git {m.context.get('git_sha', '?')}, {m.context.get('date', '?')})"
                                   for m in measured] + [""]
     for workload, (rows, columns, cells) in tables.items():
         lines += [f"## {workload}", "", "| rung | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
@@ -640,7 +646,8 @@ def make_figures(measured, specs):
             for level in ("L1", "L2", "L3", "DRAM"):
                 bw = m.context.get(f"bandwidth_{level}_all_cores_bytes_per_second")
                 if bw and dtype == "f32":
-                    ax.plot(x, [min(peak, float(bw) * i) / 1e9 for i in x], "-", linewidth=0.8, label=f"{level} {float(bw) / 1e9:.0f} GB/s")
+                    ax.plot(x, [min(peak, float(bw) * i) / 1e9 for i in x], "-", linewidth=0.8,
+                            label=f"{level} {float(bw) / 1e9:.0f} GB/s")
             ax.axhline(peak / 1e9, linestyle=style, color="k", linewidth=0.8)
             ax.text(x[0], peak / 1e9 * 1.08, f"peak {dtype} {peak / 1e9:.0f} GFLOP/s", fontsize=8)
         # The GPU's own roofs where its rungs ran: device memory, the f32 FMA probe, cuBLAS per mode.
@@ -679,7 +686,7 @@ def make_figures(measured, specs):
         fig, ax = plt.subplots(figsize=(10, 2.4 + 0.45 * len(runs)))
         ops = sorted({op for c in runs.values() for op in c["ops"]})
         colours = plt.cm.tab20.colors
-        for row, (rung, c) in enumerate(sorted(runs.items())):
+        for row, (_rung, c) in enumerate(sorted(runs.items())):
             # Shares from the (median) seconds: medians of the shares themselves need not add up to 100%.
             total = c["pass_seconds"] or 1
             left = 0.0
@@ -742,8 +749,8 @@ def make_figures(measured, specs):
             colours.append("#1f77b4")
     for s in specs:
         for dtype in ("f32", "tf32", "f16", "bf16"):
-            rung = {"f32": "cublas", "tf32": "cublas-tf32", "f16": "cublas-f16", "bf16": "cublas-bf16"}[dtype] if s.kind == "gpu" \
-                else {"f32": "openblas", "bf16": "onednn-bf16"}.get(dtype)
+            gpu_libraries = {"f32": "cublas", "tf32": "cublas-tf32", "f16": "cublas-f16", "bf16": "cublas-bf16"}
+            rung = gpu_libraries[dtype] if s.kind == "gpu" else {"f32": "openblas", "bf16": "onednn-bf16"}.get(dtype)
             value = predict_gemm(s, rung, dtype, 8192, floors[s.kind]) if rung else None
             if value:
                 labels.append(f"{s.id}\n{dtype} (predicted)")
@@ -849,7 +856,8 @@ def explain_model(a, b, ops, footprint, description, gap):
         tf32 = b.peak("tf32") if op in GEMM_OPS else None
         totals["tf32"] += gemm_bound(flops, bytes_, tf32, b.bandwidth(), 0) if tf32 else bound[b.id]
         which = "compute" if flops / (b.peak("f32", "vector") or b.peak("f32")) >= bytes_ / b.bandwidth() else "memory"
-        lines.append(f"{op:<14} {bound[a.id] * 1e3:>15.3f} ms {bound[b.id] * 1e3:>15.3f} ms {bound[a.id] / bound[b.id]:>7.2f}  {which}")
+        lines.append(f"{op:<14} {bound[a.id] * 1e3:>15.3f} ms {bound[b.id] * 1e3:>15.3f} ms "
+                     f"{bound[a.id] / bound[b.id]:>7.2f}  {which}")
     hardware = totals[a.id] / totals[b.id]
     lines += ["", f"{'whole pass':<14} {totals[a.id] * 1e3:>15.3f} ms {totals[b.id] * 1e3:>15.3f} ms {hardware:>7.2f}"]
     for mach in (a, b):
@@ -945,7 +953,7 @@ def positive_fraction(text):
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number")
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"{value} is not between 0 and 1")
     return value

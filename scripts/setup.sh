@@ -109,3 +109,12 @@ if ! [ -x "$venv/bin/python" ] || ! cat "${requirements[@]}" | cmp -s - "$venv/r
   done
   cat "${requirements[@]}" >"$venv/requirements.installed"
 fi
+# The linters scripts/test.sh runs (clang-format, clang-tidy, ruff), pinned, into the same
+# environment, only for the tests.
+if $for_tests && ! cmp -s requirements-lint.txt "$venv/lint.installed"; then
+  if ! "$venv/bin/pip" install --quiet --disable-pip-version-check -r requirements-lint.txt; then
+    echo "setup: pip could not install requirements-lint.txt (no network to PyPI?)" >&2
+    exit 1
+  fi
+  cp requirements-lint.txt "$venv/lint.installed"
+fi

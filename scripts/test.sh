@@ -8,6 +8,8 @@ scripts/setup.sh --for-tests
 # CMake from the virtual environment where setup.sh put it there (a system CMake older than 3.25).
 [ -x .venv/bin/cmake ] && export PATH="$PWD/.venv/bin:$PATH"
 scripts/build.sh ci
+# The habits: clang-format, ruff and clang-tidy (on the ci build's compile commands).
+scripts/lint.sh build/ci
 # Debian 13 ships oneDNN 3.x, whose API differs from Debian 12's 2.x: the oneDNN code must compile
 # against both (this machine's build is 2.x or 3.x; the other is checked against its headers).
 scripts/check-onednn3.sh build/ci
