@@ -4,10 +4,12 @@
 #include "model/model_suite.hpp"
 #include "roofline/roofline_suite.hpp"
 #include "roofs/ceilings.hpp"
+#include "roofs/regime.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -269,12 +271,13 @@ std::string format_model_ops(const std::vector<benchmark::BenchmarkReporter::Run
         run->GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run->time_unit) * 1e3);
     out += fmt::format("    {:<14} {:>10} {:>7} {:>10} {:>10} {:>9}  {}\n", "operation", "ms", "share", "GFLOP/s", "GB/s",
                        "% of roof", "bound by");
-    const std::string& label = run->report_label;
-    auto regime_of = [&](const std::string& op) {
-      auto at = label.find(op + "=");
-      if (at == std::string::npos) return std::string();
-      auto end = label.find(',', at);
-      return label.substr(at + op.size() + 1, end == std::string::npos ? std::string::npos : end - at - op.size() - 1);
+    // The regime's code (roofs/regime.hpp); a median of an even number of repetitions may fall
+    // between two codes, where the nearer one is as good a summary as any.
+    auto regime_of = [case_run = run](const std::string& op) {
+      const std::string key = "op/" + op + "/regime";
+      if (!case_run->counters.count(key)) return std::string();
+      const long code = std::lround(counter(*case_run, key.c_str()));
+      return code >= 0 && code < static_cast<long>(std::size(kRegimeNames)) ? std::string(kRegimeNames[code]) : std::string();
     };
     for (const auto& [counter, value] : run->counters) {
       if (counter.rfind("op/", 0) != 0 || counter.size() < 8 || counter.compare(counter.size() - 8, 8, "/seconds") != 0) continue;
@@ -295,8 +298,6 @@ std::string format_model_sweep(const std::vector<benchmark::BenchmarkReporter::R
     auto name = parse_case_name(key);
     if (name && name->suite == kModelSweepSuite && !run_failed(*run)) sweeps[name->rung + "/" + name->dtype][name->n] = run;
   }
-  // The operations whose work grows as (HW)^2: the correlation volume and the attention scores.
-  const char* quadratic[] = {"corr_gemm", "corr_softmax", "soft_argmax", "attn_scores", "attn_softmax", "attn_values"};
   std::string out;
   for (const auto& [backend, sides] : sweeps) {
     out += fmt::format("  {}\n    {:>5} {:>7} {:>12} {:>9} {:>10} {:>12} {:>10}\n", backend, "H=W", "tokens", "per pass",
@@ -305,8 +306,12 @@ std::string format_model_sweep(const std::vector<benchmark::BenchmarkReporter::R
     for (const auto& [side, run] : sides) {
       const double seconds = run->GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run->time_unit);
       const double tokens = counter(*run, "tokens");
+      // The share of the operations whose work grows as (HW)^2, as each case's counters say.
       double share = 0;
-      for (const char* op : quadratic) share += counter(*run, (std::string("op/") + op + "/share").c_str());
+      for (const auto& [name, value] : run->counters)
+        if (name.rfind("op/", 0) == 0 && name.ends_with("/grows_quadratically") && value > 0.5)
+          share +=
+              counter(*run, (name.substr(0, name.size() - std::string_view("grows_quadratically").size()) + "share").c_str());
       const std::string growth =
           previous_seconds > 0 && tokens > previous_tokens
               ? fmt::format("(HW)^{:.2f}", std::log(seconds / previous_seconds) / std::log(tokens / previous_tokens))

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/registry.hpp"
+#include "roofs/regime.hpp"
 #include "suite.hpp"
 
 namespace ladder {
@@ -66,6 +67,7 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
   for (const auto& [key, value] : build_context()) AddCustomContext(key, value);
   for (const auto& [key, value] : registry().context) AddCustomContext(key, value());
   for (const auto& [key, value] : ceilings_context(ceilings)) AddCustomContext(key, value);
+  AddCustomContext("regime_codes", regime_codes());
   for (const Suite& suite : suites())
     if (suite.context)
       for (const auto& [key, value] : suite.context()) AddCustomContext(key, value);

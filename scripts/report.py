@@ -138,6 +138,7 @@ def load_result_file(path):
     m.context = {k: v for k, v in context.items()}
     m.source = str(path)
     cvs = {}
+    regime_names = regime_codes(m.context)
     for b in doc["benchmarks"]:
         if not isinstance(b, dict) or "run_name" not in b:
             continue
@@ -181,8 +182,7 @@ def load_result_file(path):
             config = re.match(r"config (.+?) \(", case["label"])
             case["config"] = config.group(1) if config else None
             case["pass_seconds"] = sum(o.get("seconds", 0) for o in ops.values())
-        regime = re.search(r"(compute|memory|overhead)-bound", case["label"])
-        case["regime"] = regime.group(1) if regime else None
+        case["regime"] = regime_of(b, case["label"], regime_names)
         if key not in m.cases:
             m.order.append(key)
         m.cases[key] = case
@@ -192,6 +192,26 @@ def load_result_file(path):
             m.cases[key]["noisy"] = cv > NOISY_CV
     sort_in_ladder_order(m)
     return m
+
+
+def regime_codes(context):
+    """{code: name} from the context's regime_codes ("0 compute, 1 memory, 2 overhead"), or {}."""
+    codes = {}
+    for entry in str(context.get("regime_codes", "")).split(","):
+        code, _, name = entry.strip().partition(" ")
+        if code.isdigit() and name:
+            codes[int(code)] = name
+    return codes
+
+
+def regime_of(benchmark, label, names):
+    """The case's regime: its `regime` counter, named by the context; files written before the
+    counter existed say it only in the label ("compute-bound")."""
+    code = finite_number(benchmark.get("regime"))
+    if code is not None and names:
+        return names.get(round(code))
+    found = re.search(r"(compute|memory|overhead)-bound", label)
+    return found.group(1) if found else None
 
 
 def sort_in_ladder_order(m):
@@ -828,7 +848,8 @@ def explain(a, b, m, n, k, dtype, gap):
     return "\n".join(lines)
 
 
-GEMM_OPS = ("corr_gemm", "qkv_gemm", "attn_scores", "attn_values", "out_gemm", "mlp_gemm", "head_gemm")
+# Files written before each operation carried op/<op>/is_gemm name their GEMMs only implicitly.
+GEMM_OPS_OF_OLDER_FILES = ("corr_gemm", "qkv_gemm", "attn_scores", "attn_values", "out_gemm", "mlp_gemm", "head_gemm")
 
 
 def model_ops(measured, config):
@@ -853,7 +874,8 @@ def explain_model(a, b, ops, footprint, description, gap):
             t = gemm_bound(flops, bytes_, mach.peak("f32", "vector") or mach.peak("f32"), mach.bandwidth(), 0)
             bound[mach.id] = t
             totals[mach.id] += t
-        tf32 = b.peak("tf32") if op in GEMM_OPS else None
+        is_gemm = cost["is_gemm"] > 0.5 if "is_gemm" in cost else op in GEMM_OPS_OF_OLDER_FILES
+        tf32 = b.peak("tf32") if is_gemm else None
         totals["tf32"] += gemm_bound(flops, bytes_, tf32, b.bandwidth(), 0) if tf32 else bound[b.id]
         which = "compute" if flops / (b.peak("f32", "vector") or b.peak("f32")) >= bytes_ / b.bandwidth() else "memory"
         lines.append(f"{op:<14} {bound[a.id] * 1e3:>15.3f} ms {bound[b.id] * 1e3:>15.3f} ms "

@@ -38,6 +38,23 @@ TEST(LadderTable, ShowsSpeedupsOverPreviousAndBoxedAndFailures) {
   EXPECT_NE(table.find("note: onednn-bf16 ran above the bf16 peak measured at the start (161%)"), std::string::npos) << table;
 }
 
+// Each operation's regime comes from its op/<op>/regime counter (a code of roofs/regime.hpp),
+// not from the label.
+TEST(LadderTable, ModelOpsNameEachOperationsRegimeFromItsCounter) {
+  auto r = run_with("model/cpu/f32/tokens:256/real_time", {{"op/corr_gemm/seconds", 0.002},
+                                                           {"op/corr_gemm/share", 0.8},
+                                                           {"op/corr_gemm/regime", 1},
+                                                           {"op/gelu/seconds", 0.0005},
+                                                           {"op/gelu/share", 0.2},
+                                                           {"op/gelu/regime", 2}});
+  r.report_label = "config small (16x16); verified at this configuration; regimes: corr_gemm=compute,gelu=compute";
+  const std::string table = format_model_ops({r});
+  EXPECT_NE(table.find("corr_gemm"), std::string::npos) << table;
+  EXPECT_NE(table.find("memory"), std::string::npos) << table;
+  EXPECT_NE(table.find("overhead"), std::string::npos) << table;
+  EXPECT_EQ(table.find("compute"), std::string::npos) << "the label's words are not read: " << table;
+}
+
 // Four times the tokens in sixteen times the time: the sweep table calls that (HW)^2.
 TEST(LadderTable, ModelSweepShowsTheGrowthExponent) {
   auto run = [](const char* name, double seconds, double tokens) {
@@ -45,7 +62,11 @@ TEST(LadderTable, ModelSweepShowsTheGrowthExponent) {
                              {"flops", 1e9},
                              {"memory_bytes", tokens * 1e5},
                              {"op/attn_softmax/share", 0.5},
-                             {"op/corr_gemm/share", 0.25}});
+                             {"op/attn_softmax/grows_quadratically", 1},
+                             {"op/corr_gemm/share", 0.25},
+                             {"op/corr_gemm/grows_quadratically", 1},
+                             {"op/gelu/share", 0.25},
+                             {"op/gelu/grows_quadratically", 0}});
     r.real_accumulated_time = seconds;
     r.time_unit = benchmark::kSecond;
     return r;

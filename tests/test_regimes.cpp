@@ -97,6 +97,10 @@ TEST(Regime, TheLargestLowerBoundDecides) {
   EXPECT_DOUBLE_EQ(memory.bound_seconds(), 0.1);
   Regime overhead = classify(2, 12, {100e9, 10e9, 1e-6});  // a 1x1 GEMM: the call is all
   EXPECT_EQ(overhead.name, "overhead");
+  EXPECT_EQ(compute.code, 0);
+  EXPECT_EQ(memory.code, 1);
+  EXPECT_EQ(overhead.code, 2);
+  EXPECT_EQ(regime_codes(), "0 compute, 1 memory, 2 overhead");
   EXPECT_DOUBLE_EQ(overhead.bound_seconds(), 1e-6);
 }
 

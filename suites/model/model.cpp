@@ -47,6 +47,16 @@ const char* op_name(Op op) {
   return names[static_cast<int>(op)];
 }
 
+bool is_gemm(Op op) {
+  return op == Op::corr_gemm || op == Op::qkv_gemm || op == Op::attn_scores || op == Op::attn_values || op == Op::out_gemm ||
+         op == Op::mlp_gemm || op == Op::head_gemm;
+}
+
+bool grows_quadratically(Op op) {
+  return op == Op::corr_gemm || op == Op::corr_softmax || op == Op::soft_argmax || op == Op::attn_scores ||
+         op == Op::attn_softmax || op == Op::attn_values;
+}
+
 std::vector<OpCost> op_costs(const Config& c) {
   const double L = static_cast<double>(c.tokens()), C = c.channels, H = c.heads, layers = c.layers, f = 4;
   std::vector<OpCost> cost(kOps);

@@ -43,6 +43,10 @@ enum class Op {
 };
 constexpr int kOps = static_cast<int>(Op::kCount);
 const char* op_name(Op op);
+// A matrix product (run in the backend's number format; everything else runs in f32).
+bool is_gemm(Op op);
+// Its work grows as (HW)^2: it touches the correlation volume or an attention head's scores.
+bool grows_quadratically(Op op);
 
 struct OpCost {
   double flops = 0;  // exp, tanh and division count one FLOP each

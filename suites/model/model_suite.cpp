@@ -405,6 +405,9 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
     // The counts themselves, so that report tools read them from here instead of redefining them.
     state.counters["op/" + op + "/flop_count"] = costs[i].flops;
     state.counters["op/" + op + "/byte_count"] = costs[i].bytes;
+    // What the operation is, for the tables that group operations.
+    state.counters["op/" + op + "/is_gemm"] = is_gemm(static_cast<Op>(i)) ? 1 : 0;
+    state.counters["op/" + op + "/grows_quadratically"] = grows_quadratically(static_cast<Op>(i)) ? 1 : 0;
     total_flops += costs[i].flops;
     total_bytes += costs[i].bytes;
   }
@@ -418,8 +421,7 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
                                       : ceilings->bandwidth(costs[i].working_set / threads, threads);
       // GEMMs run in the backend's number format; everything else in f32 (f64 in the reference).
       const Op op = static_cast<Op>(i);
-      const bool matrix = op == Op::corr_gemm || op == Op::qkv_gemm || op == Op::attn_scores || op == Op::attn_values ||
-                          op == Op::out_gemm || op == Op::mlp_gemm || op == Op::head_gemm;
+      const bool matrix = is_gemm(op);
       // Each call's certain fixed cost: a kernel launch; on the host an OpenMP fork and join for
       // the all-core element-wise loops, but only a call for a GEMM, whose library may run a
       // small one on the calling thread.
@@ -431,6 +433,7 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
       const Regime r = classify(costs[i].flops, costs[i].bytes, {peak, bandwidth, call * costs[i].calls});
       state.counters["op/" + std::string(op_name(op)) + "/roof_fraction"] =
           seconds_per_pass[i] > 0 ? r.bound_seconds() / seconds_per_pass[i] : 0;
+      state.counters["op/" + std::string(op_name(op)) + "/regime"] = r.code;
       regimes += fmt::format("{}{}={}", regimes.empty() ? "" : ",", op_name(op), r.name);
     }
   }

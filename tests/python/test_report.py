@@ -340,3 +340,12 @@ def test_a_case_with_noisy_repetitions_is_marked(tmp_path, capsys):
     assert code == 0, err
     md = (tmp_path / "t" / "tables.md").read_text()
     assert md.count("noisy (CV") == 1 and "noisy (CV 25%)" in md, md
+
+
+def test_a_cases_regime_is_read_from_its_counter_and_from_the_label_only_in_older_files():
+    names = report.regime_codes({"regime_codes": "0 compute, 1 memory, 2 overhead"})
+    assert names == {0: "compute", 1: "memory", 2: "overhead"}
+    assert report.regime_of({"regime": 1.0}, "compute-bound", names) == "memory"
+    assert report.regime_of({}, "tiled kernel; compute-bound", names) == "compute"  # written before the counter
+    assert report.regime_of({"regime": "x"}, "overhead-bound", {}) == "overhead"
+    assert report.regime_of({}, "", names) is None
