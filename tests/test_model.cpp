@@ -421,13 +421,14 @@ TEST(ModelSweep, StopsWhereMemoryEndsAndSaysSo) {
   request.rungs = {"cpu"};
   request.uncapped = true;
   request.host_usable_bytes = footprint_bytes(at48) * 1.01;
-  auto cases = model_sweep_cases(request);
-  trim_model_sweep(cases, request);  // --no-cap: nothing to trim, no trial pass
+  ModelSweep sweep;
+  auto cases = sweep.cases(request);
+  sweep.trim(cases, request);  // --no-cap: nothing to trim, no trial pass
   std::vector<std::string> names;
   for (const auto& c : cases) names.push_back(c.name);
   EXPECT_EQ(names, (std::vector<std::string>{"model-sweep/cpu/f32/side:16", "model-sweep/cpu/f32/side:24",
                                              "model-sweep/cpu/f32/side:32", "model-sweep/cpu/f32/side:48"}));
-  const auto notes = model_sweep_context();
+  const auto notes = sweep.context();
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0].first, "model_sweep/cpu");
   EXPECT_NE(notes[0].second.find("memory"), std::string::npos) << notes[0].second;

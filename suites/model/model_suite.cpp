@@ -17,126 +17,10 @@
 #include "roofs/regime.hpp"
 #include "core/compare.hpp"
 #include "core/registry.hpp"
-
-#ifdef LADDER_HAVE_OPENBLAS
-#include <cblas.h>
-#endif
-#ifdef LADDER_HAVE_ONEDNN
-#include <oneapi/dnnl/dnnl.hpp>
-#include <tuple>
-
-#include "onednn/onednn_support.hpp"
-#endif
-#ifdef LADDER_HAVE_CUDA
-#include "cuda/compute_capability.hpp"
-#include "cuda/device_gemm.hpp"
-#include "model_cuda.hpp"
-#endif
 #include "vector_ops.hpp"
 
 namespace ladder::model {
 namespace {
-
-#ifdef LADDER_HAVE_OPENBLAS
-// GEMMs through OpenBLAS, the rest on all cores.
-struct BlasGemm {
-  static constexpr bool kConcurrentCalls = true;
-  // Only the OpenMP build runs a call made inside a parallel region on its calling thread; the
-  // pthread build would start its own pool from every thread and oversubscribe the cores.
-  static bool concurrent_now() { return openblas_get_parallel() == 2; }
-  bool parallel = true;
-  void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
-            std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) const {
-    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, static_cast<blasint>(m),
-                static_cast<blasint>(n), static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda), b,
-                static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
-  }
-};
-#endif
-
-#ifdef LADDER_HAVE_ONEDNN
-// GEMMs with bf16 inputs and f32 accumulation through oneDNN (AMX where the CPU has it). Each
-// operand is converted to bf16 by a oneDNN reorder straight from its strided (and possibly
-// transposed) f32 layout, so the conversion is part of the operation's time; alpha and beta go
-// in as the matmul's output scale and sum post-op, so C is written in place. The primitives are
-// made once per shape and reused.
-struct OnednnBf16Gemm {
-  struct Plan {
-    dnnl::memory::desc a_f32, b_f32, a_bf16, b_bf16, c_f32;
-    dnnl::reorder to_a, to_b;
-    dnnl::matmul matmul;
-    std::string implementation;
-  };
-  struct State {
-    dnnl::engine engine = onednn_cpu_engine();
-    dnnl::stream stream{engine};
-    std::map<std::vector<double>, Plan> plans;
-    std::vector<bf16> operands;  // both operands of a call, converted: A, then B
-  };
-  bool parallel = true;
-  std::shared_ptr<State> state = std::make_shared<State>();
-
-  void reserve_operands(std::int64_t elements) const { state->operands.resize(elements); }
-  // The matmul implementations the calls so far chose, each once ("brg:avx512_core_amx" on AMX).
-  std::string implementation() const {
-    std::set<std::string> names;
-    for (const auto& [key, plan] : state->plans) names.insert(plan.implementation);
-    std::string joined;
-    for (const auto& name : names) joined += (joined.empty() ? "" : "+") + name;
-    return joined;
-  }
-  double operand_bytes() const { return static_cast<double>(state->operands.size() * sizeof(bf16)); }
-
-  void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
-            std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) const {
-    using dt = dnnl::memory::data_type;
-    using tag = dnnl::memory::format_tag;
-    State& s = *state;
-    const std::vector<double> key = {double(trans_a), double(trans_b), double(m),   double(n), double(k),
-                                     alpha,           double(lda),     double(ldb), beta,      double(ldc)};
-    auto it = s.plans.find(key);
-    if (it == s.plans.end()) {
-      Plan p;
-      p.a_f32 = dnnl::memory::desc({m, k}, dt::f32, trans_a ? dnnl::memory::dims{1, lda} : dnnl::memory::dims{lda, 1});
-      p.b_f32 = dnnl::memory::desc({k, n}, dt::f32, trans_b ? dnnl::memory::dims{1, ldb} : dnnl::memory::dims{ldb, 1});
-      p.a_bf16 = dnnl::memory::desc({m, k}, dt::bf16, tag::ab);
-      p.b_bf16 = dnnl::memory::desc({k, n}, dt::bf16, tag::ab);
-      p.c_f32 = dnnl::memory::desc({m, n}, dt::f32, dnnl::memory::dims{ldc, 1});
-      p.to_a = dnnl::reorder(dnnl::reorder::primitive_desc(s.engine, p.a_f32, s.engine, p.a_bf16));
-      p.to_b = dnnl::reorder(dnnl::reorder::primitive_desc(s.engine, p.b_f32, s.engine, p.b_bf16));
-      // C = alpha * A·B + beta * C: the scale, then the sum, as post-ops.
-      dnnl::primitive_attr attr;
-      dnnl::post_ops ops;
-      if (alpha != 1.0f) append_scale(ops, alpha);
-      if (beta != 0.0f) ops.append_sum(beta);
-      if (ops.len() > 0) attr.set_post_ops(ops);
-      const dnnl::matmul::primitive_desc pd = make_matmul(s.engine, p.a_bf16, p.b_bf16, p.c_f32, attr);
-      p.implementation = pd.impl_info_str();
-      p.matmul = dnnl::matmul(pd);
-      it = s.plans.emplace(key, std::move(p)).first;
-    }
-    const Plan& p = it->second;
-    if (s.operands.size() < static_cast<std::size_t>(m * k + k * n)) reserve_operands(m * k + k * n);
-    dnnl::memory a16(p.a_bf16, s.engine, s.operands.data()), b16(p.b_bf16, s.engine, s.operands.data() + m * k);
-    dnnl::memory a32(p.a_f32, s.engine, const_cast<float*>(a)), b32(p.b_f32, s.engine, const_cast<float*>(b));  // read only
-    p.to_a.execute(s.stream, a32, a16);
-    p.to_b.execute(s.stream, b32, b16);
-    p.matmul.execute(s.stream,
-                     {{DNNL_ARG_SRC, a16}, {DNNL_ARG_WEIGHTS, b16}, {DNNL_ARG_DST, dnnl::memory(p.c_f32, s.engine, c)}});
-    s.stream.wait();
-  }
-};
-#endif
-
-template <class Ops, class Gemm>
-Prepared make(const Config& c, const Weights& w, const Inputs& in, Ops ops, Gemm gemm) {
-  auto forward = std::make_shared<Forward<Ops, Gemm>>(c, w, in, std::move(ops), std::move(gemm));
-  Prepared prepared{[forward](Output& out, OpTimes& times) { forward->run(out, times); },
-                    [forward] { return forward->allocated_bytes(); }};
-  if constexpr (requires { forward->gemm_policy().implementation(); })
-    prepared.gemm_implementation = [forward] { return forward->gemm_policy().implementation(); };
-  return prepared;
-}
 
 // The verifier every rung uses (NaN, Inf, all-zero or a size mismatch: an infinite error).
 double relative_l2(const std::vector<float>& got, const std::vector<float>& ref) {
@@ -239,79 +123,6 @@ double tolerance(DType dtype) {
 
 double output_error(const Output& got, const Output& reference) {
   return std::max(relative_l2(got.flow, reference.flow), relative_l2(got.head, reference.head));
-}
-
-const std::vector<Backend>& backends() {
-  static const std::vector<Backend> all = [] {
-    std::vector<Backend> b;
-    b.push_back(
-        {"reference", DType::f64, Threading::one_core, "plain loops in double: the oracle", [] { return std::string(); },
-         [](const Config& c, const Weights& w, const Inputs& in) { return make(c, w, in, ScalarOps<double>{}, LoopGemm{}); },
-         20});
-    b.push_back(
-        {"naive", DType::f32, Threading::one_core, "single-threaded scalar f32 loops", [] { return std::string(); },
-         [](const Config& c, const Weights& w, const Inputs& in) { return make(c, w, in, ScalarOps<float>{}, LoopGemm{}); },
-         1024});
-#ifdef LADDER_HAVE_OPENBLAS
-    b.push_back({"cpu", DType::f32, Threading::all_cores,
-                 "f32: GEMMs through OpenBLAS, the rest in AVX-512 or AVX2 (the widest present) on all cores",
-                 [] { return std::string(); },
-                 [](const Config& c, const Weights& w, const Inputs& in) {
-                   openblas_set_num_threads(omp_get_max_threads());
-                   return make(c, w, in, VectorOps{}, BlasGemm{});
-                 },
-                 0});
-#endif
-#ifdef LADDER_HAVE_ONEDNN
-    b.push_back(
-        {"cpu-bf16", DType::bf16, Threading::all_cores, "GEMMs in bf16 through oneDNN (AMX where present), the rest as in cpu",
-         [] { return onednn_bf16_unavailable_reason(); },
-         [](const Config& c, const Weights& w, const Inputs& in) { return make(c, w, in, VectorOps{}, OnednnBf16Gemm{}); }, 0});
-#endif
-#ifdef LADDER_HAVE_CUDA
-    struct GpuMode {
-      const char* name;
-      DType dtype;
-      gpu::GemmMode mode;
-      const char* summary;
-    };
-    for (const GpuMode m :
-         {GpuMode{"cuda", DType::f32, gpu::GemmMode::f32, "f32: cuBLAS GEMMs (no tensor cores), CUDA kernels for the rest"},
-          GpuMode{"cuda-tf32", DType::tf32, gpu::GemmMode::tf32, "cuBLAS GEMMs on tensor cores in TF32, the rest as in cuda"},
-          GpuMode{"cuda-f16", DType::f16, gpu::GemmMode::f16,
-                  "cuBLAS GEMMs on tensor cores with f16 operands (f32 accumulation), the rest as in cuda"}})
-      b.push_back({m.name, m.dtype, Threading::device, m.summary,
-                   [m] { return cuda::unavailable_below(cuda::minimum_capability(m.dtype), m.name); },
-                   [m](const Config& c, const Weights& w, const Inputs& in) {
-                     auto context = gpu::make_context();
-                     return make(c, w, in, gpu::CudaOps{context}, gpu::CublasGemm{context, m.mode});
-                   },
-                   0});
-#endif
-    // The backends this build left out (no OpenBLAS, oneDNN or CUDA), known and unavailable.
-    for (const auto& o : optional_rungs()) {
-      if (o.kind != RungKind::model || backend_built(o.backend)) continue;
-      b.push_back({o.name, o.dtype, o.threading(), not_built_summary(o.backend),
-                   [reason = not_built_reason(o.backend)] { return reason; },
-                   [](const Config&, const Weights&, const Inputs&) -> Prepared {
-                     throw std::logic_error("a model backend this build left out was prepared");
-                   },
-                   0});
-    }
-    return b;
-  }();
-  return all;
-}
-
-double backend_footprint_bytes(const Backend& b, const Config& c) {
-  const bool converts_operands = b.dtype == DType::bf16 || b.dtype == DType::f16;
-  return footprint_bytes(c, b.dtype == DType::f64 ? 8 : 4, converts_operands ? 2 : 0);
-}
-
-std::vector<std::string> backend_names() {
-  std::vector<std::string> names;
-  for (const auto& b : backends()) names.push_back(b.name);
-  return names;
 }
 
 }  // namespace ladder::model
@@ -467,62 +278,6 @@ BenchmarkCase model_case(std::string name, const model::Backend& b, const model:
   return bc;
 }
 
-namespace {
-
-std::mutex sweep_notes_mutex;
-std::vector<std::pair<std::string, std::string>> sweep_notes;  // backend → what the sweep covers
-
-double pass_flops(const Config& c) {
-  double flops = 0;
-  for (const auto& cost : op_costs(c)) flops += cost.flops;
-  return flops;
-}
-
-// Seconds of one forward pass (the second of two: the first touches fresh memory).
-double one_pass_seconds(const Backend& b, const Config& c) {
-  const Prepared pass = b.prepare(c, make_weights(c), make_inputs(c));
-  Output out;
-  OpTimes times;
-  pass.run(out, times);
-  const auto start = std::chrono::steady_clock::now();
-  pass.run(out, times);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// What the sweep runs: the `large` configuration's C, layers and heads (or --model's), at square
-// sides from 16 up; a pass may take `budget` seconds unless --no-cap.
-struct SweepShape {
-  Config shape;
-  std::vector<int> sides;
-  double budget = 0;
-};
-
-SweepShape sweep_shape(const SuiteRequest& request) {
-  SweepShape s;
-  const bool smoke = request.profile == "smoke";
-  s.shape = smoke ? Config{"", 0, 0, 16, 1, 2} : *named_config("large");
-  std::string error;
-  if (request.model_config) s.shape = *parse_config(*request.model_config, error);  // checked by the command line
-  s.sides = smoke ? std::vector<int>{4, 8}
-                  : std::vector<int>{16, 24, 32, 48, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512};
-  s.budget = smoke || request.uncapped ? INFINITY : request.profile == "quick" ? 1.0 : 5.0;
-  return s;
-}
-
-Config sweep_config(const SweepShape& s, int side) {
-  return Config{fmt::format("sweep {}x{}", side, side), side, side, s.shape.channels, s.shape.layers, s.shape.heads};
-}
-
-// The side in a case name "model-sweep/<backend>/<dtype>/side:<N>", or 0.
-int sweep_side(const std::string& name, const std::string& backend) {
-  const std::string prefix = std::string(kModelSweepSuite) + "/" + backend + "/";
-  if (name.rfind(prefix, 0) != 0) return 0;
-  const auto colon = name.rfind("side:");
-  return colon == std::string::npos ? 0 : std::stoi(name.substr(colon + 5));
-}
-
-}  // namespace
-
 std::vector<BenchmarkCase> model_cases(const SuiteRequest& request) {
   using namespace model;
   std::vector<Config> configs;
@@ -547,94 +302,6 @@ std::vector<BenchmarkCase> model_cases(const SuiteRequest& request) {
   return cases;
 }
 
-std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request) {
-  using namespace model;
-  const SweepShape sweep = sweep_shape(request);
-  std::vector<BenchmarkCase> cases;
-  std::lock_guard lock(sweep_notes_mutex);
-  sweep_notes.clear();
-  for (const Backend& b : backends()) {
-    // The slow backends (reference, naive) stay out: their model cases show them at small sizes.
-    if (b.max_layers_tokens || !rung_requested(request, b.name) || !b.unavailable_reason().empty()) continue;
-    const double memory = b.threading == Threading::device ? request.device_usable_bytes() : request.host_usable_bytes;
-    int last = 0;
-    for (int side : sweep.sides) {
-      const Config c = sweep_config(sweep, side);
-      if (backend_footprint_bytes(b, c) > memory) break;
-      cases.push_back(model_case(case_name(kModelSweepSuite, b.name, dtype_name(b.dtype), fmt::format("side:{}", side)), b, c,
-                                 request.ceilings));
-      last = side;
-    }
-    const std::string shape =
-        fmt::format("C={}, {} layers, {} heads", sweep.shape.channels, sweep.shape.layers, sweep.shape.heads);
-    sweep_notes.emplace_back("model_sweep/" + b.name,
-                             last == sweep.sides.back()
-                                 ? fmt::format("{}; memory would allow more than the sweep's largest side, {}", shape, last)
-                                 : fmt::format("{}; memory ({:.1f} GB usable) ends the sweep at {}", shape, memory / 1e9, last));
-  }
-  return cases;
-}
-
-void trim_model_sweep(std::vector<BenchmarkCase>& cases, const SuiteRequest& request) {
-  using namespace model;
-  const SweepShape sweep = sweep_shape(request);
-  std::lock_guard lock(sweep_notes_mutex);
-  for (auto& [key, note] : sweep_notes) {
-    const std::string name = key.substr(key.find('/') + 1);
-    const auto backend = std::find_if(backends().begin(), backends().end(), [&](const Backend& b) { return b.name == name; });
-    std::vector<int> sides;
-    for (const auto& c : cases)
-      if (int side = sweep_side(c.name, name)) sides.push_back(side);
-    if (sides.empty() || backend == backends().end()) {
-      note.clear();  // filtered out: nothing to say
-      continue;
-    }
-    std::sort(sides.begin(), sides.end());
-    // Walk up the sides predicting each from the last real pass by its FLOP count, and time a real
-    // pass wherever one is predicted to take at most a quarter of the budget: the rate falls as
-    // the volumes outgrow the caches (186 to 83 GFLOP/s from 32x32 to 112x112 here), so the last
-    // real pass must be near the cut for the prediction to hold.
-    int cut = 0;
-    double predicted = 0, calibrated_seconds = 0, calibrated_flops = 0;
-    for (int side : sides) {
-      if (!std::isfinite(sweep.budget)) break;
-      const Config c = sweep_config(sweep, side);
-      if (calibrated_flops > 0 && (predicted = calibrated_seconds * pass_flops(c) / calibrated_flops) > sweep.budget) {
-        cut = side;
-        break;
-      }
-      if (calibrated_flops == 0 || predicted <= sweep.budget / 4) {
-        try {
-          calibrated_seconds = one_pass_seconds(*backend, c);
-          calibrated_flops = pass_flops(c);
-        } catch (const std::exception&) {  // the case itself reports the failure when it verifies
-          cut = side == sides.front() ? 0 : side;
-          break;
-        }
-      }
-    }
-    std::erase_if(cases, [&](const BenchmarkCase& c) {
-      const int side = sweep_side(c.name, name);
-      return cut && side >= cut;
-    });
-    const int last = cut ? *std::prev(std::lower_bound(sides.begin(), sides.end(), cut)) : sides.back();
-    note = fmt::format("sides {}..{}{}; {}", sides.front(), last,
-                       cut ? fmt::format("; {} is predicted to take {:.3g} s a pass, over the profile's budget of {:.3g} s "
-                                         "(--no-cap runs every side that fits)",
-                                         cut, predicted, sweep.budget)
-                           : "",
-                       note);
-    std::fprintf(stderr, "ladderbench: model-sweep/%s: %s\n", name.c_str(), note.c_str());
-  }
-  std::erase_if(sweep_notes, [](const auto& entry) { return entry.second.empty(); });
-}
-
-std::vector<std::pair<std::string, std::string>> model_sweep_context() {
-  std::lock_guard lock(sweep_notes_mutex);
-  return sweep_notes;
-}
-
-namespace {
 std::vector<SuiteRung> model_rungs() {
   std::vector<SuiteRung> rungs;
   for (const model::Backend& b : model::backends())
@@ -642,7 +309,6 @@ std::vector<SuiteRung> model_rungs() {
                      b.unavailable_reason});
   return rungs;
 }
-}  // namespace
 
 Suite model_suite() {
   Suite s;
@@ -651,17 +317,6 @@ Suite model_suite() {
   s.rungs = model_rungs;
   s.cases = model_cases;
   s.context = model_memory_context;
-  return s;
-}
-
-Suite model_sweep_suite() {
-  Suite s;
-  s.name = kModelSweepSuite;
-  s.summary = "that network at H = W = 16, 24, ... as far as memory and the time budget allow";
-  s.rungs = model_rungs;
-  s.cases = model_sweep_cases;
-  s.trim = trim_model_sweep;
-  s.context = model_sweep_context;
   return s;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 #include <string_view>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -69,15 +70,26 @@ inline constexpr std::string_view kModelSweepSuite = "model-sweep";
 Suite model_suite();
 Suite model_sweep_suite();
 std::vector<BenchmarkCase> model_cases(const SuiteRequest& request);
-// The resolution sweep: model-sweep/<backend>/<dtype>/side:<H=W> at the `large` configuration's
-// C, layers and heads (or --model's), from 16 up to where the memory a case may use (host, or GPU
-// for the CUDA backends; the request's usable bytes) ends.
-std::vector<BenchmarkCase> model_sweep_cases(const SuiteRequest& request);
-// Unless --no-cap: drops the sides whose pass is predicted to exceed the profile's time budget
-// (1 s quick, 5 s full), predicting from real passes at smaller sides. Run after the filter, so
-// that only what would run is tried. Says, on stderr and in the context, what each sweep covers.
-void trim_model_sweep(std::vector<BenchmarkCase>& cases, const SuiteRequest& request);
-std::vector<std::pair<std::string, std::string>> model_sweep_context();
+// The model's rungs: its backends, as --list and --rungs know them.
+std::vector<SuiteRung> model_rungs();
+
+// The resolution sweep (model_sweep.cpp). cases(): model-sweep/<backend>/<dtype>/side:<H=W> at
+// the `large` configuration's C, layers and heads (or --model's), from 16 up to where the memory
+// a case may use (host, or GPU for the CUDA backends; the request's usable bytes) ends.
+// trim(), unless --no-cap: drops the sides whose pass is predicted to exceed the profile's time
+// budget (1 s quick, 5 s full), predicting from real passes at smaller sides; run after the
+// filter, so that only what would run is tried. context(): what each sweep covers (also said on
+// stderr). cases() writes these notes, trim() completes them, context() reads them.
+class ModelSweep {
+ public:
+  std::vector<BenchmarkCase> cases(const SuiteRequest& request);
+  void trim(std::vector<BenchmarkCase>& cases, const SuiteRequest& request);
+  std::vector<std::pair<std::string, std::string>> context() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::pair<std::string, std::string>> notes_;  // model_sweep/<backend> → its note
+};
 // The footprint's O((HW)^2) growth, and the resolution at which a 16, 40 and 80 GB device runs
 // out: as printed lines, and as context entries.
 std::string model_memory_table();
