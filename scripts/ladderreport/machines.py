@@ -1,0 +1,269 @@
+"""Machines: measured ones from result files (each case's median, counters, regime and CV) and
+specified ones from spec sheets; the parts of one GPU check merged into one machine."""
+import pathlib
+import re
+
+from .runs import finite as finite_number, read_json, read_result_doc, safe_slug, warn
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "results"
+LADDER_SIZE = 1024  # the GEMM ladder's size, as in ladderbench
+# A case whose repetitions' coefficient of variation exceeds this is marked noisy in the tables.
+NOISY_CV = 0.10
+NAME = re.compile(r"^(?P<suite>[^/]+)/(?P<rung>[^/]+)/(?P<dtype>[^/]+)/(?P<key>[a-z_]+):(?P<size>\d+)")
+
+
+# --- machines: measured (result files) and specified (spec sheets) ---------------------------------
+
+
+class Machine:
+    """One column of a table: a measured machine (its newest result file) or a spec sheet."""
+
+    def __init__(self, ident, name, kind, measured):
+        self.id, self.name, self.kind, self.measured = ident, name, kind, measured
+        self.context = {}
+        self.cases = {}  # "suite/rung/dtype/key:size" → {"suite", "rung", "dtype", "size", "flops", ...}
+        self.order = []  # case names in the order the program ran them (registry order)
+        self.spec = None
+        self.source = None
+
+    # Ceilings, from the context of a run or from a spec sheet.
+    def peak(self, dtype, unit="best"):
+        if self.spec:
+            flops = self.spec.get("peak_flops", {})
+            units = ["vector", "matrix"] if unit == "best" else [unit]
+            values = [flops.get(u, {}).get(dtype) for u in units]
+            values = [v for v in values if v]
+            return max(values) if values else None
+        value = self.context.get(f"peak_{dtype}_flops")
+        return float(value) if value else None
+
+    def bandwidth(self):
+        if self.spec:
+            return self.spec.get("memory", {}).get("bandwidth_bytes_per_second")
+        # The program's own main-memory roof; older files: the best of what they measured, as it was then.
+        if "bandwidth_main_memory_roof_bytes_per_second" in self.context:
+            return float(self.context["bandwidth_main_memory_roof_bytes_per_second"])
+        values = [float(self.context[key]) for key in ("bandwidth_DRAM_all_cores_bytes_per_second",
+                                                       "bandwidth_stream_triad_bytes_per_second") if key in self.context]
+        return max(values) if values else None
+
+    def capacity(self):
+        if self.spec:
+            return self.spec.get("memory", {}).get("capacity_bytes")
+        value = self.context.get("memory_total_bytes")
+        return float(value) if value else None
+
+    def gemm_at(self, rung, ladder_size=LADDER_SIZE):
+        """The rung's GEMM case at the ladder size, else the largest size below it, else the smallest."""
+        sizes = sorted(c["size"] for c in self.cases.values() if c["suite"] == "gemm" and c["rung"] == rung)
+        if not sizes:
+            return None
+        below = [s for s in sizes if s <= ladder_size]
+        size = below[-1] if below else sizes[0]
+        return next(c for c in self.cases.values() if c["suite"] == "gemm" and c["rung"] == rung and c["size"] == size)
+
+
+# Context keys the report reads as numbers; a value that is not a finite number is dropped.
+NUMERIC_CONTEXT = re.compile(r"(_flops|_seconds|_bytes|_bytes_per_second)$|^threads$|^cpu_logical_cores$|^peak_probe/")
+# Context keys the report reads as text (and puts in titles and file names).
+TEXT_CONTEXT = ("date", "git_sha", "cpu_model", "gpu_name", "ladder_order")
+
+
+def clean_context(path, context):
+    """The context with every value the report reads checked: strings stay strings, the numeric
+    keys hold finite numbers; a bad value is dropped with one line naming file and key."""
+    clean = {}
+    for key, value in context.items():
+        key = str(key)
+        if isinstance(value, (dict, list)) and not NUMERIC_CONTEXT.search(key) and key not in TEXT_CONTEXT:
+            clean[key] = value  # Google Benchmark's own structured keys (caches, load_avg)
+            continue
+        if value is None or isinstance(value, (dict, list)):
+            warn(f"{path}: context key '{key}' is not a plain value; ignored")
+            continue
+        if NUMERIC_CONTEXT.search(key):
+            number = finite_number(value)
+            if number is None or number < 0:
+                warn(f"{path}: context key '{key}' is {value!r}, not a finite number; ignored")
+                continue
+            clean[key] = str(value)
+        elif key in TEXT_CONTEXT and not isinstance(value, str):
+            warn(f"{path}: context key '{key}' is {value!r}, not text; ignored")
+        else:
+            clean[key] = value if isinstance(value, str) else str(value)
+    return clean
+
+
+def load_result_file(path):
+    doc = read_result_doc(path)
+    if doc is None:
+        return None
+    context = clean_context(path, doc["context"])
+    if "machine_id" not in context:
+        warn(f"skipping {path}: a Google Benchmark file, but not from ladderbench (no machine_id in its context)")
+        return None
+    if safe_slug(context["machine_id"]) != context["machine_id"]:
+        slug = safe_slug(context["machine_id"])
+        if not slug:
+            warn(f"skipping {path}: its machine_id {context['machine_id']!r} has nothing usable as a folder name")
+            return None
+        warn(f"{path}: machine_id {context['machine_id']!r} is not a safe folder name; read as '{slug}'")
+        context["machine_id"] = slug
+    name = str(context.get("cpu_model", context["machine_id"]))
+    if context.get("gpu_name"):  # its GPU rungs ran on that device: the column names both
+        name += f" + {context['gpu_name']}"
+    m = Machine(str(context["machine_id"]), name, "cpu", True)
+    m.context = {k: v for k, v in context.items()}
+    m.source = str(path)
+    cvs = {}
+    regime_names = regime_codes(m.context)
+    for b in doc["benchmarks"]:
+        if not isinstance(b, dict) or "run_name" not in b:
+            continue
+        aggregate = b.get("aggregate_name")
+        match = NAME.match(str(b["run_name"]))
+        if not match:
+            continue
+        key = match.group(0)
+        if b.get("run_type") == "aggregate" and aggregate == "cv":
+            cv = finite_number(b.get("real_time"))  # the repetitions' coefficient of variation, a fraction
+            if cv is not None:
+                cvs[key] = cv
+        if b.get("run_type") == "aggregate" and aggregate != "median":
+            continue
+        if key in m.cases and not aggregate:  # a repetition: keep the first unless a median comes
+            continue
+        case = {
+            "suite": match["suite"], "rung": match["rung"], "dtype": match["dtype"], "size": int(match["size"]),
+            "error": b.get("error_message") if b.get("error_occurred") else None,
+            "label": str(b.get("label", "")),
+        }
+        for counter in ("flops", "bytes_per_second", "peak_fraction", "roof_fraction", "intensity", "seconds_per_op",
+                        "threads", "bytes", "memory_bytes", "rel_error", "cv"):
+            if counter in b and not isinstance(b[counter], str):
+                number = finite_number(b[counter])
+                if number is None:
+                    warn(f"{path}: {key}'s {counter} is {b[counter]!r}, not a finite number; ignored")
+                else:
+                    case[counter] = number
+        ops = {}
+        for counter, value in b.items():
+            if str(counter).startswith("op/") and str(counter).count("/") >= 2:
+                number = finite_number(value)
+                if number is None:
+                    warn(f"{path}: {key}'s {counter} is {value!r}, not a finite number; ignored")
+                    continue
+                _, op, what = str(counter).split("/", 2)
+                ops.setdefault(op, {})[what] = number
+        if ops:  # a model case: its configuration and the time of a pass (its operations' median seconds)
+            case["ops"] = ops
+            config = re.match(r"config (.+?) \(", case["label"])
+            case["config"] = config.group(1) if config else None
+            case["pass_seconds"] = sum(o.get("seconds", 0) for o in ops.values())
+        case["regime"] = regime_of(b, case["label"], regime_names)
+        if key not in m.cases:
+            m.order.append(key)
+        m.cases[key] = case
+    for key, cv in cvs.items():
+        if key in m.cases:
+            m.cases[key]["cv"] = cv
+            m.cases[key]["noisy"] = cv > NOISY_CV
+    sort_in_ladder_order(m)
+    return m
+
+
+def regime_codes(context):
+    """{code: name} from the context's regime_codes ("0 compute, 1 memory, 2 overhead"), or {}."""
+    codes = {}
+    for entry in str(context.get("regime_codes", "")).split(","):
+        code, _, name = entry.strip().partition(" ")
+        if code.isdigit() and name:
+            codes[int(code)] = name
+    return codes
+
+
+def regime_of(benchmark, label, names):
+    """The case's regime: its `regime` counter, named by the context; files written before the
+    counter existed say it only in the label ("compute-bound")."""
+    code = finite_number(benchmark.get("regime"))
+    if code is not None and names:
+        return names.get(round(code))
+    found = re.search(r"(compute|memory|overhead)-bound", label)
+    return found.group(1) if found else None
+
+
+def sort_in_ladder_order(m):
+    """The program may interleave cases at random; the ladder's order is the registry's, which the
+    context states as ladder_order (files without it keep the order they were written in)."""
+    rung_rank = {name: i for i, name in enumerate(str(m.context.get("ladder_order", "")).split(",")) if name}
+    if rung_rank:
+        m.order.sort(key=lambda key: (m.cases[key]["suite"], rung_rank.get(m.cases[key]["rung"], len(rung_rank)),
+                                      m.cases[key]["size"]))
+
+
+def parts_of_one_run(a, b):
+    """Two files of one machine at one commit with no case in common are parts of one run
+    (scripts/gpu-check.sh writes one file per group of suites); a repeated run overlaps."""
+    sha = a.context.get("git_sha")
+    return sha and sha == b.context.get("git_sha") and not set(a.cases) & set(b.cases)
+
+
+def merge_parts(older, newer):
+    """One machine column from the parts of a run: every case, the newer part's context on top."""
+    m = Machine(newer.id, newer.name, newer.kind, True)
+    m.context = {**older.context, **newer.context}
+    m.cases = {**older.cases, **newer.cases}
+    m.order = older.order + newer.order
+    m.source = f"{older.source} + {newer.source}"
+    sort_in_ladder_order(m)
+    return m
+
+
+def load_spec(path):
+    spec = read_json(path)
+    if spec is None:
+        return None
+    if not isinstance(spec, dict) or "id" not in spec or "peak_flops" not in spec:
+        warn(f"skipping {path}: not a spec sheet (needs id and peak_flops)")
+        return None
+    m = Machine(spec["id"], spec.get("name", spec["id"]), spec.get("kind", "cpu"), False)
+    m.spec = spec
+    m.source = str(path)
+    return m
+
+
+def load_machines(paths):
+    """Measured machines (newest run per machine, its parts merged) and spec sheets, from files and folders."""
+    files = []
+    for p in [pathlib.Path(p) for p in (paths or [RESULTS])]:
+        if p.is_dir():
+            files += sorted(q for q in p.rglob("*.json"))
+        elif p.exists():
+            files.append(p)
+        else:
+            warn(f"skipping {p}: no such file or folder")
+    measured, specs = {}, {}
+    for f in files:
+        if f.parent.name == "specs":
+            m = load_spec(f)
+            if m:
+                specs[m.id] = m
+            continue
+        m = load_result_file(f)
+        if not m:
+            continue
+        held = measured.get(m.id)
+        newer = held is None or m.context.get("date", "") >= held.context.get("date", "")
+        if held is not None and parts_of_one_run(held, m):
+            measured[m.id] = merge_parts(held, m) if newer else merge_parts(m, held)
+        elif newer:
+            measured[m.id] = m
+    # Two machines whose CPUs say the same name (a VM's "AMD EPYC" on Zen 3 and on Zen 4) are told
+    # apart by their ids in the column titles.
+    names = [m.name for m in measured.values()]
+    for m in measured.values():
+        if names.count(m.name) > 1:
+            m.name = f"{m.name} ({m.id})"
+    # A spec sheet of a measured machine (its theoretical figures) is kept apart from its column.
+    return list(measured.values()), [s for s in specs.values() if s.spec.get("measured_machine") not in measured]

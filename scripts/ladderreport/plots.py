@@ -1,0 +1,176 @@
+"""The figures: the ladder, the rooflines, the model by operation and against resolution, machines."""
+import io
+import re
+from .ladder import ladder_rows
+from .predict import overhead_floor, predict_gemm
+
+
+# --- plots ----------------------------------------------------------------------------------------
+
+REGIME_COLOURS = {"compute": "#1f77b4", "memory": "#ff7f0e", "overhead": "#d62728", None: "#999999"}
+
+
+def make_figures(measured, specs):
+    """[(title, file stem, matplotlib figure)]."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figures = []
+    for m in measured:
+        rows = [r for r in ladder_rows(m) if r["rate"]]
+        if rows:
+            fig, ax = plt.subplots(figsize=(10, 4.5))
+            ax.bar([r["rung"] for r in rows], [r["rate"] / 1e9 for r in rows],
+                   color=[REGIME_COLOURS[r["regime"]] for r in rows])
+            ax.set_yscale("log")
+            ax.set_ylabel("GFLOP/s (log)")
+            ax.set_title(f"The GEMM ladder on {m.id} (colour: regime)")
+            ax.tick_params(axis="x", rotation=45)
+            handles = [plt.Rectangle((0, 0), 1, 1, color=c) for k, c in REGIME_COLOURS.items() if k]
+            ax.legend(handles, [f"{k}-bound" for k in REGIME_COLOURS if k], loc="upper left")
+            fig.tight_layout()
+            figures.append((f"The ladder on {m.id}", f"ladder-{m.id}", fig))
+
+        # The roofline: measured compute roofs and bandwidth per level, every GEMM and sweep point.
+        fig, ax = plt.subplots(figsize=(8, 6))
+        x = [2 ** (i / 4) for i in range(-24, 41)]
+        for dtype, style in (("f32", "-"), ("f64", ":"), ("bf16", "--")):
+            peak = m.peak(dtype)
+            if not peak:
+                continue
+            for level in ("L1", "L2", "L3", "DRAM"):
+                bw = m.context.get(f"bandwidth_{level}_all_cores_bytes_per_second")
+                if bw and dtype == "f32":
+                    ax.plot(x, [min(peak, float(bw) * i) / 1e9 for i in x], "-", linewidth=0.8,
+                            label=f"{level} {float(bw) / 1e9:.0f} GB/s")
+            ax.axhline(peak / 1e9, linestyle=style, color="k", linewidth=0.8)
+            ax.text(x[0], peak / 1e9 * 1.08, f"peak {dtype} {peak / 1e9:.0f} GFLOP/s", fontsize=8)
+        # The GPU's own roofs where its rungs ran: device memory, the f32 FMA probe, cuBLAS per mode.
+        gpu_memory = float(m.context.get("gpu_bandwidth_memory_roof_bytes_per_second",
+                                         m.context.get("gpu_bandwidth_copy_bytes_per_second", 0)) or 0)
+        gpu_f32 = float(m.context.get("gpu_peak_f32_fma_flops", 0) or 0)
+        if gpu_memory and gpu_f32:
+            ax.plot(x, [min(gpu_f32, gpu_memory * i) / 1e9 for i in x], "-", color="purple", linewidth=1.2,
+                    label=f"GPU memory {gpu_memory / 1e9:.0f} GB/s")
+            for mode in ("cublas-tf32", "cublas-f16", "cublas-bf16"):
+                if (rate := float(m.context.get(f"gpu_peak_{mode}_flops", 0) or 0)):
+                    ax.axhline(rate / 1e9, linestyle="--", color="purple", linewidth=0.6)
+                    ax.text(x[-1], rate / 1e9 * 1.08, f"GPU {mode} {rate / 1e12:.0f} TFLOP/s", fontsize=7, ha="right")
+            ax.text(x[-1], gpu_f32 / 1e9 * 1.08, f"GPU f32 FMA {gpu_f32 / 1e12:.0f} TFLOP/s", fontsize=7, ha="right")
+        for c in m.cases.values():
+            if c.get("intensity") and c.get("flops") and c["suite"] in ("gemm", "roofline"):
+                ax.plot(c["intensity"], c["flops"] / 1e9, "o" if c["suite"] == "gemm" else "s", markersize=3,
+                        color=REGIME_COLOURS[c.get("regime")], alpha=0.7)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("arithmetic intensity (FLOP/byte)")
+        ax.set_ylabel("GFLOP/s")
+        ax.set_title(f"Roofline of {m.id}: measured ceilings, every GEMM (o) and sweep (s) case")
+        ax.legend(fontsize=7, loc="lower right")
+        fig.tight_layout()
+        figures.append((f"The roofline of {m.id}", f"roofline-{m.id}", fig))
+
+    # The model's time by operation, per backend, at the largest configuration each ran.
+    for m in measured:
+        runs = {}
+        for c in m.cases.values():
+            if c["suite"] == "model" and c.get("ops") and c["size"] >= runs.get(c["rung"], {"size": 0})["size"]:
+                runs[c["rung"]] = c
+        if not runs:
+            continue
+        fig, ax = plt.subplots(figsize=(10, 2.4 + 0.45 * len(runs)))
+        ops = sorted({op for c in runs.values() for op in c["ops"]})
+        colours = plt.cm.tab20.colors
+        for row, (_rung, c) in enumerate(sorted(runs.items())):
+            # Shares from the (median) seconds: medians of the shares themselves need not add up to 100%.
+            total = c["pass_seconds"] or 1
+            left = 0.0
+            for i, op in enumerate(ops):
+                share = c["ops"].get(op, {}).get("seconds", 0) / total * 100
+                ax.barh(row, share, left=left, color=colours[i % len(colours)], label=op if row == 0 else None)
+                left += share
+        ax.set_yticks(range(len(runs)), [f"{r} (tokens {c['size']})" for r, c in sorted(runs.items())])
+        ax.set_xlabel("% of the forward pass")
+        ax.set_title(f"The model on {m.id}: where the time goes, by operation")
+        ax.set_xlim(0, 100)
+        ax.legend(fontsize=7, ncol=7, loc="upper center", bbox_to_anchor=(0.5, -0.3 * 4 / (len(runs) + 2)))
+        fig.tight_layout()
+        figures.append((f"The model on {m.id}, by operation", f"model-{m.id}", fig))
+
+    # The model against resolution: time per pass over tokens (log-log), a (HW)^2 slope for
+    # reference, and where a 16, 40 and 80 GB device runs out of memory (from the context).
+    for m in measured:
+        sweeps = {}
+        for c in m.cases.values():
+            if c["suite"] == "model-sweep" and c.get("flops") and not c.get("error"):
+                tokens = c["size"] * c["size"]
+                sweeps.setdefault(f'{c["rung"]} ({c["dtype"]})', []).append((tokens, c["pass_seconds"]))
+        if not sweeps:
+            continue
+        fig, ax = plt.subplots(figsize=(8, 5))
+        for label, points in sorted(sweeps.items()):
+            points.sort()
+            x = [t for t, _ in points]
+            y = [seconds for _, seconds in points]
+            ax.plot(x, y, "o-", label=label)
+        x_last, y_last = x[-1], y[-1]
+        guide = [x[0], x_last * 16]
+        ax.plot(guide, [y_last * (g / x_last) ** 2 for g in guide], "k--", linewidth=0.8, label="∝ (HW)²")
+        for key, value in sorted(m.context.items()):
+            found = re.match(r"model_out_of_memory_side_(\d+)GB", key)
+            if found:
+                side, _, shape = str(value).partition(" ")
+                side = int(side)
+                ax.axvline(side * side, color="grey", linestyle=":", linewidth=0.8)
+                ax.text(side * side, 0.03, f" {found.group(1)} GB device full at {side}×{side} {shape}",
+                        transform=ax.get_xaxis_transform(), rotation=90, fontsize=7, va="bottom", ha="right")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("tokens HW (the correlation volume and each head's scores are (HW)²)")
+        ax.set_ylabel("seconds per forward pass")
+        ax.set_title(f"The model on {m.id} against resolution")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        figures.append((f"The model on {m.id} against resolution", f"model-sweep-{m.id}", fig))
+
+    # Across machines: the best GEMM rate per dtype, measured and predicted.
+    labels, values, colours = [], [], []
+    floors = {kind: overhead_floor(measured, kind) for kind in ("cpu", "gpu")}
+    for m in measured:
+        best = max((c["flops"] for c in m.cases.values() if c["suite"] == "gemm" and c.get("flops")), default=None)
+        if best:
+            labels.append(f"{m.id}\n(measured)")
+            values.append(best / 1e9)
+            colours.append("#1f77b4")
+    for s in specs:
+        for dtype in ("f32", "tf32", "f16", "bf16"):
+            gpu_libraries = {"f32": "cublas", "tf32": "cublas-tf32", "f16": "cublas-f16", "bf16": "cublas-bf16"}
+            rung = gpu_libraries[dtype] if s.kind == "gpu" else {"f32": "openblas", "bf16": "onednn-bf16"}.get(dtype)
+            value = predict_gemm(s, rung, dtype, 8192, floors[s.kind]) if rung else None
+            if value:
+                labels.append(f"{s.id}\n{dtype} (predicted)")
+                values.append(value / 1e9)
+                colours.append("#aaaaaa")
+    if values:
+        fig, ax = plt.subplots(figsize=(max(8, len(values) * 0.6), 5))
+        ax.bar(range(len(values)), values, color=colours)
+        ax.set_xticks(range(len(values)), labels, rotation=90, fontsize=7)
+        ax.set_yscale("log")
+        ax.set_ylabel("GEMM GFLOP/s (log)")
+        ax.set_title("Across machines: measured best GEMM, and datasheet roofline predictions (n=8192)")
+        fig.tight_layout()
+        figures.append(("Across machines", "machines", fig))
+    return figures
+
+
+def render(figures, out_dir, formats=("png", "svg")):
+    out_dir.mkdir(parents=True, exist_ok=True)
+    pngs = []
+    for title, stem, fig in figures:
+        for fmt in formats:
+            fig.savefig(out_dir / f"{stem}.{fmt}", dpi=110)
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=80)
+        pngs.append((title, buffer.getvalue()))
+    return pngs

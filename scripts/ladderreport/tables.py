@@ -1,0 +1,211 @@
+"""The comparison tables (measured beside predicted) as Markdown, CSV and one HTML page."""
+import base64
+import csv
+import html
+from .ladder import ladder_rows
+from .machines import LADDER_SIZE, ROOT
+from .predict import gemm_bound, overhead_floor, predict_gemm, predict_stream
+
+
+# --- tables ---------------------------------------------------------------------------------------
+
+
+def fmt_rate(value, unit):
+    if value is None:
+        return ""
+    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if value >= scale:
+            return f"{value / scale:.3g} {prefix}{unit}"
+    return f"{value:.3g} {unit}"
+
+
+def build_tables(measured, specs):
+    """{workload: (rows, columns, cells)}; a cell: {"text", "predicted", "value"}."""
+    tables = {}
+    machines = measured + specs
+    columns = [f"{m.name}" + ("" if m.measured else " (spec)") for m in machines]
+
+    # GEMM: the ladder, at the ladder size (or each rung's cap).
+    rungs = []
+    for m in measured:
+        for key in m.order:
+            c = m.cases[key]
+            if c["suite"] == "gemm" and c["rung"] not in [r for r, _ in rungs]:
+                rungs.append((c["rung"], c["dtype"]))
+    floors = {kind: overhead_floor(measured, kind) for kind in ("cpu", "gpu")}
+    # A spec sheet predicts what tuned code reaches, so only the library and matrix-unit rungs.
+    mechanisms = {}
+    for m in measured:
+        for key, value in m.context.items():
+            if key.startswith("rung/"):
+                mechanisms[key[5:]] = str(value).partition(": ")[0]
+    predictable = {r for r, mech in mechanisms.items() if mech in ("tuned library", "matrix units")} or \
+        {"openblas", "onednn", "onednn-bf16", "cublas", "cublas-tf32", "cublas-f16", "cublas-bf16"}
+    cells = []
+    for rung, dtype in rungs:
+        row = []
+        for m in machines:
+            if m.measured:
+                c = m.gemm_at(rung)
+                if not c or c.get("error") or "flops" not in c:
+                    row.append({"text": "failed" if c and c.get("error") else "", "predicted": False, "value": None})
+                    continue
+                pct = f" · {100 * c['peak_fraction']:.0f}% of peak" if c.get("peak_fraction") else ""
+                noisy = f" · noisy (CV {100 * c['cv']:.0f}%)" if c.get("noisy") else ""
+                row.append({"text": f"{fmt_rate(c['flops'], 'FLOP/s')}{pct} (n={c['size']}){noisy}", "predicted": False,
+                            "value": c["flops"]})
+            else:
+                value = predict_gemm(m, rung, dtype, LADDER_SIZE, floors[m.kind]) if rung in predictable else None
+                row.append({"text": f"≈ {fmt_rate(value, 'FLOP/s')} predicted (n={LADDER_SIZE})" if value else "",
+                            "predicted": True, "value": value})
+        cells.append(row)
+    # Speedup over the rung below, per machine column.
+    for j in range(len(machines)):
+        previous = None
+        for i in range(len(rungs)):
+            value = cells[i][j]["value"]
+            if value and previous and not cells[i][j]["predicted"]:
+                cells[i][j]["text"] += f" · {value / previous:.2f}x the rung above"
+            previous = value or previous
+    tables["gemm"] = ([f"{r} ({d})" for r, d in rungs], columns, cells)
+
+    # Across machines: the best GEMM per number format, measured (any rung, any n) or predicted
+    # for a large problem (n = 8192) through the roofline.
+    formats, cells = ("f32", "tf32", "f16", "bf16"), []
+    for dtype in formats:
+        row = []
+        for m in machines:
+            if m.measured:
+                best = max((c for c in m.cases.values() if c["suite"] == "gemm" and c["dtype"] == dtype and c.get("flops")),
+                           key=lambda c: c["flops"], default=None)
+                row.append({"text": f"{fmt_rate(best['flops'], 'FLOP/s')} ({best['rung']}, n={best['size']})" if best else "",
+                            "predicted": False, "value": best["flops"] if best else None})
+            else:
+                libraries = ({"f32": "cublas", "tf32": "cublas-tf32", "f16": "cublas-f16", "bf16": "cublas-bf16"}
+                             if m.kind == "gpu" else {"f32": "openblas", "bf16": "onednn-bf16", "f16": "onednn-f16"})
+                rung = libraries[dtype] if dtype != "tf32" or m.kind == "gpu" else None
+                value = predict_gemm(m, rung, dtype, 8192, floors[m.kind]) if rung else None
+                row.append({"text": f"≈ {fmt_rate(value, 'FLOP/s')} predicted" if value else "",
+                            "predicted": True, "value": value})
+        cells.append(row)
+    tables["gemm: the best per number format"] = (list(formats), columns, cells)
+
+    # STREAM: every kernel, f64 (device kernels in f32).
+    kernels = []
+    for m in measured:
+        for key in m.order:
+            c = m.cases[key]
+            if (c["suite"] == "stream" and (c["rung"], c["dtype"]) not in kernels
+                    and (c["dtype"] == "f64" or c["rung"].startswith("device-"))):
+                kernels.append((c["rung"], c["dtype"]))
+    cells = []
+    for rung, dtype in kernels:
+        row = []
+        for m in machines:
+            if m.measured:
+                c = next((c for c in m.cases.values()
+                          if c["suite"] == "stream" and c["rung"] == rung and c["dtype"] == dtype), None)
+                value = c.get("bytes_per_second") if c and not c.get("error") else None
+                noisy = f" · noisy (CV {100 * c['cv']:.0f}%)" if value and c.get("noisy") else ""
+                row.append({"text": fmt_rate(value, "B/s") + noisy, "predicted": False, "value": value})
+            else:
+                value = predict_stream(m, rung)
+                row.append({"text": f"≈ {fmt_rate(value, 'B/s')} predicted (datasheet)" if value else "", "predicted": True,
+                            "value": value})
+        cells.append(row)
+    tables["stream"] = ([f"{r} ({d})" for r, d in kernels], columns, cells)
+
+    # The model: each backend's time a pass, per configuration; and on every machine the pass's
+    # f32 lower bound through that machine's roofline (each operation's FLOPs and bytes, from the
+    # result file that ran it).
+    configs, rows, cells = {}, [], []
+    for m in measured:
+        for key in m.order:
+            c = m.cases[key]
+            if c["suite"] != "model" or not c.get("ops"):
+                continue
+            configs.setdefault(c["config"], c)
+            if (c["rung"], c["dtype"], c["config"]) not in rows:
+                rows.append((c["rung"], c["dtype"], c["config"]))
+    for rung, _dtype, config in rows:
+        row = []
+        for m in machines:
+            c = next((c for c in m.cases.values() if c["suite"] == "model" and c["rung"] == rung and c.get("ops")
+                      and c["config"] == config), None) if m.measured else None
+            if c and not c.get("error"):
+                seconds = c["pass_seconds"]
+                row.append({"text": f"{seconds * 1e3:.3g} ms a pass · {fmt_rate(c.get('flops'), 'FLOP/s')}", "predicted": False,
+                            "value": seconds})
+            else:
+                row.append({"text": "", "predicted": not m.measured, "value": None})
+        cells.append(row)
+    labels = [f"{r} ({d}), {cfg}" for r, d, cfg in rows]
+    for config, c in configs.items():
+        row = []
+        for m in machines:
+            peak, bandwidth = m.peak("f32", "vector") or m.peak("f32"), m.bandwidth()
+            bound = sum(gemm_bound(o.get("flop_count", 0), o.get("byte_count", 0), peak, bandwidth, 0)
+                        for o in c["ops"].values()) if peak and bandwidth else None
+            row.append({"text": f"≈ {bound * 1e3:.3g} ms (f32 roofline bound, no per-call costs)" if bound else "",
+                        "predicted": True, "value": bound})
+        cells.append(row)
+        labels.append(f"lower bound (f32), {config}")
+    if rows:
+        tables["model: time a forward pass"] = (labels, columns, cells)
+    return tables
+
+
+def write_markdown(tables, out, measured=()):
+    lines = ["# ladderbench results", "",
+             "Measured cells come from result files; cells marked ≈ are predicted from a spec sheet through the roofline:",
+             "min(peak, bandwidth × intensity), floored by the measured fixed cost of a call.", ""]
+    if measured:  # which run each column's figures come from (every run stays in results/: report.py history)
+        lines += ["Runs:", ""] + [f"- {m.name}: `{str(m.source).replace(str(ROOT) + '/', '')}` "
+                                  f"(git {m.context.get('git_sha', '?')}, {m.context.get('date', '?')})"
+                                  for m in measured] + [""]
+    for workload, (rows, columns, cells) in tables.items():
+        lines += [f"## {workload}", "", "| rung | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+        for name, row in zip(rows, cells):
+            lines.append(f"| {name} | " + " | ".join(c["text"] for c in row) + " |")
+        lines.append("")
+    out.write_text("\n".join(lines), encoding="utf-8")
+
+
+def write_csv(tables, out):
+    with open(out, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["workload", "rung", "machine", "value", "kind", "text"])
+        for workload, (rows, columns, cells) in tables.items():
+            for name, row in zip(rows, cells):
+                for column, cell in zip(columns, row):
+                    if cell["text"]:
+                        writer.writerow([workload, name, column, cell["value"] if cell["value"] is not None else "",
+                                         "predicted" if cell["predicted"] else "measured", cell["text"]])
+
+def write_html(tables, measured, figures, out):
+    e = html.escape
+    parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>ladderbench results</title><style>",
+             "body{font-family:sans-serif;margin:2em;max-width:90em}table{border-collapse:collapse;margin:1em 0}",
+             "td,th{border:1px solid #ccc;padding:.3em .6em;font-size:90%;vertical-align:top}th{background:#eee}",
+             "td.predicted{font-style:italic;color:#555;background:#f6f6ff}img{max-width:100%}</style></head><body>",
+             "<h1>ladderbench results</h1><p>Measured cells are plain; <span style='font-style:italic;color:#555;"
+             "background:#f6f6ff'>predicted cells</span> come from a spec sheet through the roofline.</p>"]
+    for workload, (rows, columns, cells) in tables.items():
+        parts.append(f"<h2>{e(workload)}</h2><table><tr><th>rung</th>" + "".join(f"<th>{e(c)}</th>" for c in columns) + "</tr>")
+        for name, row in zip(rows, cells):
+            parts.append(f"<tr><th>{e(name)}</th>" + "".join(
+                f"<td class='{'predicted' if c['predicted'] else 'measured'}'>{e(c['text'])}</td>" for c in row) + "</tr>")
+        parts.append("</table>")
+    for m in measured:
+        parts.append(f"<h2>The ladder on {e(m.name)}</h2><table><tr><th>rung</th><th>n</th><th>GFLOP/s</th><th>regime</th>"
+                     "<th>mechanism</th><th>predicted</th><th>measured</th></tr>")
+        for r in ladder_rows(m):
+            parts.append("<tr>" + "".join(f"<td>{e(str(v))}</td>" for v in (
+                r["rung"], r["n"] or "", f"{r['rate'] / 1e9:.4g}" if r["rate"] else "failed", r["regime"] or "",
+                r["mechanism"], f"{r['predicted']:.3g}x" if r["predicted"] else "",
+                f"{r['measured']:.3g}x" if r["measured"] else "")) + "</tr>")
+        parts.append("</table>")
+    for title, png in figures:
+        parts.append(f"<h2>{e(title)}</h2><img alt='{e(title)}' src='data:image/png;base64,{base64.b64encode(png).decode()}'>")
+    parts.append("</body></html>")
+    out.write_text("\n".join(parts), encoding="utf-8")
