@@ -75,6 +75,7 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
   std::string order;  // context keys come out sorted by name: the ladder's order needs its own entry
   for (const auto& rung : registry().gemm) {
     AddCustomContext("rung/" + rung.name, rung.mechanism + ": " + rung.summary);
+    AddCustomContext("rung_where/" + rung.name, std::string(threading_name(rung.threading)));
     order += (order.empty() ? "" : ",") + rung.name;
   }
   AddCustomContext("ladder_order", order);

@@ -31,6 +31,11 @@ def ladder_rows(machine):
         """A GPU rung's roof: cuBLAS's best rate in its mode, else the f32 FMA probe."""
         return float(ctx.get(f"gpu_peak_{rung}_flops", 0) or 0) or gpu
 
+    def on_gpu(rung):
+        """Where the rung ran, as the file says (rung_where/<rung>); files written before it, by name."""
+        where = ctx.get(f"rung_where/{rung}")
+        return where == "GPU" if where else bool(GPU_RUNG.match(rung))
+
     previous_rung = None
     for rung in gemm_rungs:
         c = machine.gemm_at(rung)
@@ -38,11 +43,11 @@ def ladder_rows(machine):
         mechanism, _, summary = description.partition(": ")
         rate = c.get("flops") if c and not c.get("error") else None
         predicted = None
-        if previous and GPU_RUNG.match(rung):
+        if previous and on_gpu(rung):
             # On the GPU the roof is the device's: tensor cores allow the ratio of the two rungs'
             # measured cuBLAS peaks; the other mechanisms at most the headroom to this rung's peak.
             peak = device_peak(rung)
-            if mechanism == "matrix units" and previous_rung and GPU_RUNG.match(previous_rung):
+            if mechanism == "matrix units" and previous_rung and on_gpu(previous_rung):
                 below = device_peak(previous_rung)
                 predicted = peak / below if below else None
             elif mechanism == "tuned library" and previous_mechanism in ("hand-written kernel", "tuned library"):
