@@ -6,7 +6,7 @@
 #include <chrono>
 #include <functional>
 
-#include "cpu/00_boxed/interpreter.hpp"
+#include "interpreter/interpreter.hpp"
 
 namespace ladder::overhead {
 namespace {

@@ -2,7 +2,7 @@
 // and reference counting (every object a program allocates is freed).
 #include <gtest/gtest.h>
 
-#include "cpu/00_boxed/interpreter.hpp"
+#include "interpreter/interpreter.hpp"
 #include "cpu/00_boxed/matmul_program.hpp"
 
 namespace ladder::boxed {

@@ -12,7 +12,7 @@
 #include "roofs/regime.hpp"
 #include "core/buffer.hpp"
 #include "core/cpu_features.hpp"
-#include "cpu/00_boxed/interpreter.hpp"
+#include "interpreter/interpreter.hpp"
 #include "gemm/gemm_suite.hpp"
 #include "roofs/overhead_probes.hpp"
 #include "roofline/roofline_kernels.hpp"

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "cpu/00_boxed/interpreter.hpp"
+#include "interpreter/interpreter.hpp"
 
 namespace ladder::roofline {
 namespace {

@@ -1,5 +1,5 @@
 #pragma once
-#include "interpreter.hpp"
+#include "interpreter/interpreter.hpp"
 
 namespace ladder::boxed {
 

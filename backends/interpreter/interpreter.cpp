@@ -1,3 +1,6 @@
+// The boxed interpreter: its object model (boxed, reference-counted values) and its eval loop.
+// One file over 400 lines because the two are read together: every instruction of the loop is
+// the object operations it makes, as in CPython's ceval.c.
 #include "interpreter.hpp"
 
 #include <array>
