@@ -18,6 +18,14 @@ const Suite* find_suite(const std::string& name) {
   return nullptr;
 }
 
+std::function<std::vector<BenchmarkCase>(const SuiteRequest&)> host_then_device(CaseMaker host, CaseMaker device) {
+  return [host, device](const SuiteRequest& request) {
+    auto cases = host(request);
+    for (auto& c : device(request)) cases.push_back(std::move(c));
+    return cases;
+  };
+}
+
 SuiteRung device_rung(std::string name, std::string dtype, std::string summary) {
   return {std::move(name), std::move(dtype), "GPU", "", std::move(summary), device_unavailable_reason};
 }

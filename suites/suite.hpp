@@ -82,6 +82,10 @@ struct Suite {
   std::function<std::vector<std::pair<std::string, std::string>>()> context;
 };
 
+// A suite's cases on both devices: its CPU half's, then its GPU half's (none without a device).
+using CaseMaker = std::vector<BenchmarkCase> (*)(const SuiteRequest&);
+std::function<std::vector<BenchmarkCase>(const SuiteRequest&)> host_then_device(CaseMaker host, CaseMaker device);
+
 // Every suite, in the order they run and are listed.
 const std::vector<Suite>& suites();
 const Suite* find_suite(const std::string& name);

@@ -46,17 +46,20 @@ std::vector<BenchmarkCase> cache_cases(const SuiteRequest& request) {
   return cases;
 }
 
+namespace {
+
+std::vector<SuiteRung> cache_rungs() {
+  return std::vector<SuiteRung>{{"one-core", "u64", "1 core", "", "reads of a working set from 4 KiB to 4x the last-level cache"},
+                                {"all-cores", "u64", "all cores", "", "the same on every thread, a working set each"}};
+}
+
+}  // namespace
+
 Suite cache_suite() {
-  Suite s;
-  s.name = kCacheSuite;
-  s.summary = "read bandwidth against working-set size, one core and all cores";
-  s.rungs = [] {
-    return std::vector<SuiteRung>{
-        {"one-core", "u64", "1 core", "", "reads of a working set from 4 KiB to 4x the last-level cache"},
-        {"all-cores", "u64", "all cores", "", "the same on every thread, a working set each"}};
-  };
-  s.cases = cache_cases;
-  return s;
+  return {.name = std::string(kCacheSuite),
+          .summary = "read bandwidth against working-set size, one core and all cores",
+          .rungs = cache_rungs,
+          .cases = cache_cases};
 }
 
 }  // namespace ladder

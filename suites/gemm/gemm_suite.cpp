@@ -366,19 +366,21 @@ std::vector<BenchmarkCase> gemm_cases(const SuiteRequest& request) {
   return cases;
 }
 
+namespace {
+
+std::vector<SuiteRung> gemm_rungs() {
+  std::vector<SuiteRung> rungs;
+  for (const GemmRung& rung : registry().gemm)
+    rungs.push_back({rung.name, std::string(dtype_name(rung.dtype)), std::string(threading_name(rung.threading)),
+                     rung.max_n > 0 ? fmt::format("n<={}", rung.max_n) : "", rung.summary, rung.unavailable_reason});
+  return rungs;
+}
+
+}  // namespace
+
 Suite gemm_suite() {
-  Suite s;
-  s.name = kGemmSuite;
-  s.summary = "the ladder: C = A*B at every rung";
-  s.rungs = [] {
-    std::vector<SuiteRung> rungs;
-    for (const GemmRung& rung : registry().gemm)
-      rungs.push_back({rung.name, std::string(dtype_name(rung.dtype)), std::string(threading_name(rung.threading)),
-                       rung.max_n > 0 ? fmt::format("n<={}", rung.max_n) : "", rung.summary, rung.unavailable_reason});
-    return rungs;
-  };
-  s.cases = gemm_cases;
-  return s;
+  return {
+      .name = std::string(kGemmSuite), .summary = "the ladder: C = A*B at every rung", .rungs = gemm_rungs, .cases = gemm_cases};
 }
 
 }  // namespace ladder

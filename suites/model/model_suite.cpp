@@ -311,13 +311,11 @@ std::vector<SuiteRung> model_rungs() {
 }
 
 Suite model_suite() {
-  Suite s;
-  s.name = kModelSuite;
-  s.summary = "a dense-matching network (4D correlation + transformer) per backend";
-  s.rungs = model_rungs;
-  s.cases = model_cases;
-  s.context = model_memory_context;
-  return s;
+  return {.name = std::string(kModelSuite),
+          .summary = "a dense-matching network (4D correlation + transformer) per backend",
+          .rungs = model_rungs,
+          .cases = model_cases,
+          .context = model_memory_context};
 }
 
 }  // namespace ladder

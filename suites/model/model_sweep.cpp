@@ -156,14 +156,12 @@ std::vector<std::pair<std::string, std::string>> ModelSweep::context() const {
 Suite model_sweep_suite() {
   // The sweep's notes live as long as the suite: its cases, trim and context share them.
   auto sweep = std::make_shared<ModelSweep>();
-  Suite s;
-  s.name = kModelSweepSuite;
-  s.summary = "that network at H = W = 16, 24, ... as far as memory and the time budget allow";
-  s.rungs = model_rungs;
-  s.cases = [sweep](const SuiteRequest& request) { return sweep->cases(request); };
-  s.trim = [sweep](std::vector<BenchmarkCase>& cases, const SuiteRequest& request) { sweep->trim(cases, request); };
-  s.context = [sweep] { return sweep->context(); };
-  return s;
+  return {.name = std::string(kModelSweepSuite),
+          .summary = "that network at H = W = 16, 24, ... as far as memory and the time budget allow",
+          .rungs = model_rungs,
+          .cases = [sweep](const SuiteRequest& request) { return sweep->cases(request); },
+          .trim = [sweep](std::vector<BenchmarkCase>& cases, const SuiteRequest& request) { sweep->trim(cases, request); },
+          .context = [sweep] { return sweep->context(); }};
 }
 
 }  // namespace ladder

@@ -71,27 +71,27 @@ std::vector<BenchmarkCase> overhead_cases(const SuiteRequest& request) {
   return cases;
 }
 
+namespace {
+
+std::vector<SuiteRung> overhead_rungs() {
+  std::vector<SuiteRung> rungs;
+  for (const FixedCost& cost : fixed_costs())
+    rungs.push_back({cost.name, "-", cost.all_threads ? "all cores" : "1 core", "", cost.summary});
+  rungs.push_back(device_rung(kCudaLaunch, "-", "one empty kernel launch, back to back"));
+  rungs.push_back(device_rung(kCudaSync, "-", "one empty kernel launch and a wait for it"));
+  rungs.push_back(device_rung(kCublasSmall, "f32", "one cuBLAS SGEMM at n = 16"));
+  rungs.push_back(device_rung(kCudaChain, "-", "20 empty kernels launched one by one"));
+  rungs.push_back(device_rung(kCudaGraph, "-", "the same 20 kernels replayed as one CUDA graph"));
+  return rungs;
+}
+
+}  // namespace
+
 Suite overhead_suite() {
-  Suite s;
-  s.name = kOverheadSuite;
-  s.summary = "fixed costs: a call, a parallel region, a bytecode, tiny GEMMs, GPU launches";
-  s.rungs = [] {
-    std::vector<SuiteRung> rungs;
-    for (const FixedCost& cost : fixed_costs())
-      rungs.push_back({cost.name, "-", cost.all_threads ? "all cores" : "1 core", "", cost.summary});
-    rungs.push_back(device_rung(kCudaLaunch, "-", "one empty kernel launch, back to back"));
-    rungs.push_back(device_rung(kCudaSync, "-", "one empty kernel launch and a wait for it"));
-    rungs.push_back(device_rung(kCublasSmall, "f32", "one cuBLAS SGEMM at n = 16"));
-    rungs.push_back(device_rung(kCudaChain, "-", "20 empty kernels launched one by one"));
-    rungs.push_back(device_rung(kCudaGraph, "-", "the same 20 kernels replayed as one CUDA graph"));
-    return rungs;
-  };
-  s.cases = [](const SuiteRequest& request) {
-    auto cases = overhead_cases(request);
-    for (auto& c : device_overhead_cases(request)) cases.push_back(std::move(c));
-    return cases;
-  };
-  return s;
+  return {.name = std::string(kOverheadSuite),
+          .summary = "fixed costs: a call, a parallel region, a bytecode, tiny GEMMs, GPU launches",
+          .rungs = overhead_rungs,
+          .cases = host_then_device(overhead_cases, device_overhead_cases)};
 }
 
 }  // namespace ladder

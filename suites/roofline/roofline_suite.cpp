@@ -189,28 +189,28 @@ std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request) {
   return cases;
 }
 
+namespace {
+
+std::vector<SuiteRung> roofline_rungs() {
+  std::vector<SuiteRung> rungs;
+  for (const Sweep& sweep : sweeps(0)) {
+    if (!rungs.empty() && rungs.back().name == sweep.rung) continue;
+    const bool boxed = sweep.rung == "boxed";
+    rungs.push_back({sweep.rung, boxed ? "f64" : "f32, f64", boxed ? "1 core" : "all cores", "k = 0..512 FMAs per element",
+                     boxed ? "the sweep in the boxed interpreter" : "the sweep compiled as " + sweep.rung + " code",
+                     [isa = sweep.isa] { return isa_unavailable_reason(isa); }});
+  }
+  rungs.push_back(device_rung(kRooflineDeviceRung, "f32, f16", "the sweep as a CUDA kernel, against the device's roofs"));
+  return rungs;
+}
+
+}  // namespace
+
 Suite roofline_suite() {
-  Suite s;
-  s.name = kRooflineSuite;
-  s.summary = "FLOP/s against arithmetic intensity (scalar, avx2, avx512, boxed, GPU)";
-  s.rungs = [] {
-    std::vector<SuiteRung> rungs;
-    for (const Sweep& sweep : sweeps(0)) {
-      if (!rungs.empty() && rungs.back().name == sweep.rung) continue;
-      const bool boxed = sweep.rung == "boxed";
-      rungs.push_back({sweep.rung, boxed ? "f64" : "f32, f64", boxed ? "1 core" : "all cores", "k = 0..512 FMAs per element",
-                       boxed ? "the sweep in the boxed interpreter" : "the sweep compiled as " + sweep.rung + " code",
-                       [isa = sweep.isa] { return isa_unavailable_reason(isa); }});
-    }
-    rungs.push_back(device_rung(kRooflineDeviceRung, "f32, f16", "the sweep as a CUDA kernel, against the device's roofs"));
-    return rungs;
-  };
-  s.cases = [](const SuiteRequest& request) {
-    auto cases = roofline_cases(request);
-    for (auto& c : device_roofline_cases(request)) cases.push_back(std::move(c));
-    return cases;
-  };
-  return s;
+  return {.name = std::string(kRooflineSuite),
+          .summary = "FLOP/s against arithmetic intensity (scalar, avx2, avx512, boxed, GPU)",
+          .rungs = roofline_rungs,
+          .cases = host_then_device(roofline_cases, device_roofline_cases)};
 }
 
 }  // namespace ladder

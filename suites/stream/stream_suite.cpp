@@ -99,30 +99,29 @@ std::vector<BenchmarkCase> stream_cases(const SuiteRequest& request) {
   return cases;
 }
 
+namespace {
+
+std::vector<SuiteRung> stream_rungs() {
+  std::vector<SuiteRung> rungs;
+  for (bool nontemporal : {false, true})
+    for (stream::Kernel k : stream::kKernels) {
+      SuiteRung r{stream::kernel_name(k) + (nontemporal ? "-nt" : ""), "f64, f32", "all cores", "",
+                  fmt::format("STREAM {}{}", stream::kernel_name(k), nontemporal ? " with streaming (non-temporal) stores" : "")};
+      if (nontemporal) r.unavailable_reason = [] { return isa_unavailable_reason(Isa::avx2); };
+      rungs.push_back(std::move(r));
+    }
+  rungs.push_back(device_rung(kDeviceCopy, "f32", "STREAM copy in the GPU's device memory"));
+  rungs.push_back(device_rung(kDeviceTriad, "f32", "STREAM triad in the GPU's device memory"));
+  return rungs;
+}
+
+}  // namespace
+
 Suite stream_suite() {
-  Suite s;
-  s.name = kStreamSuite;
-  s.summary = "STREAM copy/scale/add/triad (f64, f32; cached and streaming stores)";
-  s.rungs = [] {
-    std::vector<SuiteRung> rungs;
-    for (bool nontemporal : {false, true})
-      for (stream::Kernel k : stream::kKernels) {
-        SuiteRung r{
-            stream::kernel_name(k) + (nontemporal ? "-nt" : ""), "f64, f32", "all cores", "",
-            fmt::format("STREAM {}{}", stream::kernel_name(k), nontemporal ? " with streaming (non-temporal) stores" : "")};
-        if (nontemporal) r.unavailable_reason = [] { return isa_unavailable_reason(Isa::avx2); };
-        rungs.push_back(std::move(r));
-      }
-    rungs.push_back(device_rung(kDeviceCopy, "f32", "STREAM copy in the GPU's device memory"));
-    rungs.push_back(device_rung(kDeviceTriad, "f32", "STREAM triad in the GPU's device memory"));
-    return rungs;
-  };
-  s.cases = [](const SuiteRequest& request) {
-    auto cases = stream_cases(request);
-    for (auto& c : device_stream_cases(request)) cases.push_back(std::move(c));
-    return cases;
-  };
-  return s;
+  return {.name = std::string(kStreamSuite),
+          .summary = "STREAM copy/scale/add/triad (f64, f32; cached and streaming stores)",
+          .rungs = stream_rungs,
+          .cases = host_then_device(stream_cases, device_stream_cases)};
 }
 
 }  // namespace ladder
