@@ -30,9 +30,9 @@ using namespace ladder;
 void initialize_benchmark(Options& opt) {
   if (!opt.user_min_time)
     opt.benchmark_args.push_back(min_time_flag(opt.profile == "quick" ? "0.2" : "0.5", LADDER_BENCHMARK_VERSION));
-  // Shared machines are noisy: the full profile repeats each case, in random order across cases
+  // Shared machines are noisy: the full and ladder profiles repeat each case, in random order across cases
   // (so that a noisy spell hits both sides of a ratio alike), and the tables use medians.
-  if (!opt.user_repetitions && opt.profile == "full" && !opt.sizes) {
+  if (!opt.user_repetitions && (opt.profile == "full" || opt.profile == "ladder") && !opt.sizes) {
     opt.benchmark_args.push_back("--benchmark_repetitions=3");
     opt.benchmark_args.push_back("--benchmark_enable_random_interleaving=true");
   }

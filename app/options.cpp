@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <regex>
 
+#include "gemm/gemm_suite.hpp"
 #include "ladder_table.hpp"
 #include "model/model.hpp"
 #include "suite.hpp"
@@ -30,6 +31,9 @@ const char* const kHelpOptions = R"(                    With a GPU, stream, roof
   --profile NAME    quick: every rung at n=1024 and 2048, once (about five minutes on 2 cores);
                     full (the default): n=64..4096, each case 3 times in random order across
                     cases (medians in the table);
+                    ladder: the whole GEMM ladder at one common size, n=4096 (GPU rungs also
+                    at 8192), slow rungs at their caps, 3 times each; the gemm suite only
+                    unless --suite names others (about 10 minutes on 2 cores);
                     smoke: every case at tiny sizes, for tests (its figures mean nothing)
   --no-cap          also run slow rungs (python, boxed, naive, interchange) above their size cap
   --list            list every rung with "available" or "unavailable: <reason>", then exit
@@ -172,8 +176,8 @@ Options parse_options(int argc, char** argv) {
       if (!model::parse_config(*o.model_config, error)) usage_error(error);
     } else if (name == "--profile") {
       o.profile = take_value();
-      if (o.profile != "quick" && o.profile != "full" && o.profile != "smoke")
-        usage_error(fmt::format("unknown profile '{}' (quick, full or smoke)", o.profile));
+      if (o.profile != "quick" && o.profile != "full" && o.profile != "smoke" && o.profile != "ladder")
+        usage_error(fmt::format("unknown profile '{}' (quick, full, ladder or smoke)", o.profile));
     } else if (name == "--benchmark_filter") {
       o.filter = take_value();
     } else if (name == "--benchmark_out") {
@@ -199,6 +203,8 @@ Options parse_options(int argc, char** argv) {
       usage_error(fmt::format("unknown option '{}'", arg));
     }
   }
+  // The ladder profile is the GEMM ladder's table; the other suites come only when asked for.
+  if (o.profile == "ladder" && o.suites.empty()) o.suites.insert(std::string(kGemmSuite));
   return o;
 }
 

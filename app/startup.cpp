@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/registry.hpp"
+#include "gemm/gemm_suite.hpp"
 #include "roofs/regime.hpp"
 #include "suite.hpp"
 
@@ -76,6 +77,10 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
   for (const auto& rung : registry().gemm) {
     AddCustomContext("rung/" + rung.name, rung.mechanism + ": " + rung.summary);
     AddCustomContext("rung_where/" + rung.name, std::string(threading_name(rung.threading)));
+    if (const GemmUnit unit = gemm_unit(rung, ceilings); !unit.name.empty()) {
+      AddCustomContext("rung_unit/" + rung.name, unit.name);
+      AddCustomContext("rung_unit_peak_flops/" + rung.name, fmt::format("{:.6g}", unit.peak));
+    }
     order += (order.empty() ? "" : ",") + rung.name;
   }
   AddCustomContext("ladder_order", order);

@@ -77,9 +77,9 @@ struct Suite {
   std::function<std::vector<BenchmarkCase>(const SuiteRequest&)> cases;
   // After the filter and the memory check: drops cases that would not run in the profile's time
   // (the model sweep predicts its passes); may be empty.
-  std::function<void(std::vector<BenchmarkCase>&, const SuiteRequest&)> trim;
+  std::function<void(std::vector<BenchmarkCase>&, const SuiteRequest&)> trim = nullptr;
   // The suite's entries in the results' context (written whether or not it ran); may be empty.
-  std::function<std::vector<std::pair<std::string, std::string>>()> context;
+  std::function<std::vector<std::pair<std::string, std::string>>()> context = nullptr;
 };
 
 // A suite's cases on both devices: its CPU half's, then its GPU half's (none without a device).

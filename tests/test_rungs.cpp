@@ -11,6 +11,7 @@
 #include "core/compare.hpp"
 #include "cpu/row_blocks.hpp"
 #include "gemm/gemm_suite.hpp"
+#include "roofs/ceilings.hpp"
 
 namespace ladder {
 namespace {
@@ -198,6 +199,45 @@ TEST(PlanCases, CapsSlowRungsAtTheirLimitOnce) {
   auto uncapped = plan_gemm_cases({boxed}, {1024}, true);
   ASSERT_EQ(uncapped.size(), 1u);
   EXPECT_EQ(uncapped[0].n, 1024);
+}
+
+TEST(PlanCases, TheLadderProfileTimesEveryRungAtOneCommonSizeAndTheGpuAlsoWhereItIsComputeBound) {
+  EXPECT_EQ(gemm_profile_sizes("ladder", Threading::one_core), (std::vector<std::int64_t>{4096}));
+  EXPECT_EQ(gemm_profile_sizes("ladder", Threading::all_cores), (std::vector<std::int64_t>{4096}));
+  EXPECT_EQ(gemm_profile_sizes("ladder", Threading::device), (std::vector<std::int64_t>{4096, 8192}));
+  // The full profile's sizes do not depend on where a rung runs.
+  EXPECT_EQ(gemm_profile_sizes("full", Threading::device), gemm_profile_sizes("full", Threading::one_core));
+  // A slow rung stays at its cap, once.
+  const GemmRung* boxed = registry().find_gemm("boxed");
+  ASSERT_TRUE(boxed);
+  auto cases = plan_gemm_cases({boxed}, gemm_profile_sizes("ladder", boxed->threading), false);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_EQ(cases[0].n, boxed->max_n);
+}
+
+TEST(GemmUnit, EachRungIsSetAgainstThePeakOfTheUnitItRunsOn) {
+  Ceilings c;
+  c.peaks.measurements = {{"avx2-fma", DType::f32, 2, 100e9},
+                          {"avx512-fma", DType::f32, 2, 200e9},
+                          {"avx512-bf16", DType::bf16, 2, 400e9},
+                          {"amx-bf16", DType::bf16, 2, 4000e9}};
+  GemmRung cpu_f32{.name = "x", .dtype = DType::f32, .threading = Threading::all_cores};
+  GemmRung cpu_bf16{.name = "y", .dtype = DType::bf16, .threading = Threading::all_cores};
+  GemmRung gpu_f32{.name = "z", .dtype = DType::f32, .threading = Threading::device};
+  GemmRung gpu_f16{.name = "w", .dtype = DType::f16, .threading = Threading::device};
+  EXPECT_EQ(gemm_unit(cpu_f32, c).name, "CPU avx512-fma");
+  EXPECT_DOUBLE_EQ(gemm_unit(cpu_f32, c).peak, 200e9);
+  EXPECT_EQ(gemm_unit(cpu_bf16, c).name, "CPU amx-bf16");
+  EXPECT_DOUBLE_EQ(gemm_unit(cpu_bf16, c).peak, 4000e9);
+  // No device measured: a GPU rung has no unit, and no peak to be a fraction of.
+  EXPECT_TRUE(gemm_unit(gpu_f32, c).name.empty());
+  c.device.name = "a GPU";
+  c.device.fma_f32 = 50e12;
+  c.device.cublas = {{"cublas", 51e12}, {"cublas-f16", 700e12}};
+  EXPECT_EQ(gemm_unit(gpu_f32, c).name, "GPU CUDA cores");
+  EXPECT_DOUBLE_EQ(gemm_unit(gpu_f32, c).peak, 51e12);
+  EXPECT_EQ(gemm_unit(gpu_f16, c).name, "GPU tensor cores");
+  EXPECT_DOUBLE_EQ(gemm_unit(gpu_f16, c).peak, 700e12);
 }
 
 }  // namespace

@@ -140,6 +140,19 @@ double impossible_rate(const GemmRung& rung, const Ceilings& ceilings) {
   return kImpossibleRateFactor * peak;
 }
 
+GemmUnit gemm_unit(const GemmRung& rung, const Ceilings& ceilings) {
+  if (rung.threading == Threading::device) {
+    if (ceilings.device.name.empty()) return {};
+    const double peak = ceilings.device.peak(rung.dtype);
+    if (peak <= 0) return {};
+    return {rung.dtype == DType::f32 ? "GPU CUDA cores" : "GPU tensor cores", peak};
+  }
+  const double peak = ceilings.peaks.machine_peak(rung.dtype);
+  if (peak <= 0) return {};
+  const std::string source = ceilings.peaks.machine_peak_source(rung.dtype);  // "avx512-fma x2 threads"
+  return {"CPU " + source.substr(0, source.find(' ')), peak};
+}
+
 namespace {
 
 void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Ceilings* ceilings) {
@@ -221,14 +234,14 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
   if (rung.threading == Threading::device) {
     // Against the GPU's own ceilings: its peak for this dtype (FMA probe or best cuBLAS rate), the
     // memory holding A, B and C (L2 where they fit), and one kernel launch.
-    const DeviceCeilings* device = ceilings && !ceilings->device.name.empty() ? &ceilings->device : nullptr;
-    if (double peak = device ? device->peak(rung.dtype) : 0; peak > 0) {
+    if (double peak = ceilings ? gemm_unit(rung, *ceilings).peak : 0; peak > 0) {
       state.counters["peak_fraction"] = Counter(problem.flops() / peak, Counter::kIsIterationInvariantRate);
-      const Roofs roofs{peak, device->bandwidth(problem.bytes()), device->launch_seconds};
+      const DeviceCeilings& device = ceilings->device;
+      const Roofs roofs{peak, device.bandwidth(problem.bytes()), device.launch_seconds};
       label += (label.empty() ? "" : "; ") + set_regime(state, problem.flops(), problem.bytes(), roofs);
     }
   } else if (ceilings) {
-    if (double peak = ceilings->peaks.machine_peak(rung.dtype); peak > 0)
+    if (double peak = gemm_unit(rung, *ceilings).peak; peak > 0)
       state.counters["peak_fraction"] = Counter(problem.flops() / peak, Counter::kIsIterationInvariantRate);
     // The regime: which of compute, memory (the level holding A, B and C) and fixed cost bounds
     // it, and how close it comes to that roof.
@@ -332,9 +345,13 @@ std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs,
   return cases;
 }
 
-std::vector<std::int64_t> gemm_profile_sizes(const std::string& profile) {
+std::vector<std::int64_t> gemm_profile_sizes(const std::string& profile, Threading where) {
   if (profile == "quick") return {kLadderSize, 2048};
   if (profile == "smoke") return {8, 33};
+  if (profile == "ladder") {
+    if (where == Threading::device) return {kCommonSize, kGpuComputeBoundSize};
+    return {kCommonSize};
+  }
   return {64, 128, 256, 512, kLadderSize, 2048, 4096};
 }
 
@@ -360,9 +377,11 @@ std::vector<BenchmarkCase> gemm_cases(const SuiteRequest& request) {
     }
     rungs.push_back(&rung);
   }
-  const auto sizes = request.sizes.value_or(gemm_profile_sizes(request.profile));
   std::vector<BenchmarkCase> cases;
-  for (const GemmCase& g : plan_gemm_cases(rungs, sizes, request.uncapped)) cases.push_back(gemm_case(g, request.ceilings));
+  for (const GemmRung* rung : rungs) {
+    const auto sizes = request.sizes.value_or(gemm_profile_sizes(request.profile, rung->threading));
+    for (const GemmCase& g : plan_gemm_cases({rung}, sizes, request.uncapped)) cases.push_back(gemm_case(g, request.ceilings));
+  }
   return cases;
 }
 

@@ -80,6 +80,17 @@ std::string gemm_case_name(const GemmRung& rung, std::int64_t n);
 inline constexpr double kImpossibleRateFactor = 1.5;
 double impossible_rate(const GemmRung& rung, const Ceilings& ceilings);
 
+// The unit a rung's arithmetic runs on, and that unit's measured peak (what the case's
+// peak_fraction is against): on the CPU, the probe that set the machine's peak for the rung's
+// dtype (its FMA units for f32; AMX tiles or AVX512-BF16 dot products for bf16), all cores; on
+// the GPU, its CUDA cores for f32 and its tensor cores for tf32, f16 and bf16, at the best rate
+// measured for that dtype (an FMA probe or cuBLAS). Name empty where nothing was measured.
+struct GemmUnit {
+  std::string name;
+  double peak = 0;
+};
+GemmUnit gemm_unit(const GemmRung& rung, const Ceilings& ceilings);
+
 // The fixed cost below which a case of this rung cannot go: a call, or an OpenMP fork and join
 // where the rung opens a parallel region on every call, plus the interpreted rungs' dispatches.
 double gemm_overhead_floor(const GemmRung& rung, const GemmProblem& problem, const Ceilings& ceilings);
@@ -97,8 +108,13 @@ std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs,
 
 // The profile's sizes: the ladder size n=1024 for every rung, plus n=2048 where the all-core
 // rungs are compared head to head; the full profile adds a sweep. Slow rungs stop at their cap.
+// The ladder profile times every rung at one common size, as a published table compares them
+// (rungs capped below it are extrapolated by n^3 in the report), and the GPU's rungs also at a
+// size where a tensor-core GEMM is long enough to be bound by its arithmetic, not its launch.
 constexpr std::int64_t kLadderSize = 1024;
-std::vector<std::int64_t> gemm_profile_sizes(const std::string& profile);
+constexpr std::int64_t kCommonSize = 4096;
+constexpr std::int64_t kGpuComputeBoundSize = 8192;
+std::vector<std::int64_t> gemm_profile_sizes(const std::string& profile, Threading where);
 
 // One case: verify, time, verify again (the output the timed calls left, and one more call on a
 // poisoned C), refuse an impossible rate, then the counters and the regime.
