@@ -18,11 +18,12 @@ void print_section(const std::string& title, const std::string& body) {
 }  // namespace
 
 void print_console_reports(const std::vector<benchmark::BenchmarkReporter::Run>& runs, const Ceilings& ceilings,
-                           const NoiseReport& noise) {
-  if (auto rows = ladder_rows(registry(), runs, kLadderSize); !rows.empty())
+                           const NoiseReport& noise, const std::string& profile) {
+  const std::int64_t ladder_n = profile == "ladder" ? kCommonSize : kLadderSize;
+  if (auto rows = ladder_rows(registry(), runs, ladder_n); !rows.empty())
     print_section(fmt::format("The ladder (gemm, C = A*B, n = {} or the rung's cap; % of this machine's measured peak; "
                               "rel error: relative L2 error against a double-precision product, what the number format costs)",
-                              kLadderSize),
+                              ladder_n),
                   format_ladder(rows));
   print_section("Head to head, same run:", format_ratios(runs));
   if (auto ops = format_model_ops(runs); !ops.empty()) print_section("The model, by operation:", ops + model_memory_table());

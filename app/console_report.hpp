@@ -4,6 +4,7 @@
 #pragma once
 #include <benchmark/benchmark.h>
 
+#include <string>
 #include <vector>
 
 #include "roofs/ceilings.hpp"
@@ -12,6 +13,6 @@
 namespace ladder {
 
 void print_console_reports(const std::vector<benchmark::BenchmarkReporter::Run>& runs, const Ceilings& ceilings,
-                           const NoiseReport& noise);
+                           const NoiseReport& noise, const std::string& profile);
 
 }  // namespace ladder

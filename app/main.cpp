@@ -129,7 +129,7 @@ int run(int argc, char** argv) {
   // Report.
   const NoiseReport noise = assess_noise(before, sample_cpu(), machine.logical_cpus, machine.threads, peak_pairs(ceilings));
   const int status = commit_results(results.get(), opt, noise);
-  print_console_reports(reporter.runs(), ceilings, noise);
+  print_console_reports(reporter.runs(), ceilings, noise, opt.profile);
   int failed = 0;
   for (const auto& run : reporter.runs())
     if (run_failed(run)) {

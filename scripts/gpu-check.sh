@@ -8,6 +8,7 @@
 #   gpu-gemm.json    the GEMM ladder's GPU rungs at n = 1024, 2048 (and the CPU's fastest beside them)
 #   gpu-device.json  the device's stream, pcie, roofline and overhead suites
 #   gpu-model.json   the model's GPU backends (cpu and cpu-bf16 beside them) and its resolution sweep
+#   gpu-ladder.json  with LADDER_GPU_LADDER=1: the whole GEMM ladder, every rung of both devices at n = 4096
 #   gpu-check.log    everything printed, tables included (kept even where a step runs out of time)
 #   scripts/gpu-check.sh OUT_DIR
 # The whole check is held to LADDER_GPU_CHECK_SECONDS (default 480): each step runs under a timeout
@@ -139,6 +140,12 @@ grep -E '^gpu-check:|tests passed|tests failed|\*\*\*Failed|Timeout|Total Test' 
 step gemm 150 "$exe" --suite gemm --profile quick \
   --rungs "$(gpu_rungs gemm),avx2,avx512,openblas,onednn,amx,onednn-bf16" \
   --benchmark_out="$out/gpu-gemm.json" --benchmark_out_format=json
+# The whole ladder, from python to the tensor cores, every rung at n = 4096 (the GPU's also at
+# 8192), when asked for: LADDER_GPU_LADDER=1 (about five minutes on 16 cores; give the check the
+# time: LADDER_GPU_CHECK_SECONDS=900).
+if [ "${LADDER_GPU_LADDER:-0}" = 1 ]; then
+  step ladder 420 "$exe" --profile ladder --benchmark_out="$out/gpu-ladder.json" --benchmark_out_format=json
+fi
 # The device's suites: bandwidth, host-device copies, the intensity sweep, fixed costs.
 step device-suites 150 "$exe" --suite stream,pcie,roofline,overhead --profile quick \
   --rungs "$(gpu_rungs 'stream|pcie|roofline|overhead')" \

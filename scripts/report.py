@@ -4,7 +4,8 @@
   report.py tables  [PATHS...]        Markdown, CSV and one self-contained HTML page
   report.py plot    [PATHS...]        PNG and SVG figures
   report.py explain A B [--m M ...]   how much of a speed gap between two machines the hardware explains
-  report.py ladder  [PATH]            results/<machine-id>/ladder.md: each rung's predicted and measured factor
+  report.py ladder  [PATH]            results/<machine-id>/ladder.{md,csv,html} and plots/ladder-<id>.png: every
+                                      rung at n = 4096 (time, GFLOP/s, speedups, % of its unit's peak, why)
   report.py compare A B               two runs: ratio of medians, 95% interval, verdict per case (exit 1: slower)
   report.py history MACHINE           chosen cases against commit and date, from every run of the machine
   report.py db [PATHS...]             every result into one SQLite file (report.py db --schema)
@@ -20,9 +21,9 @@ import sys
 # One definition each of a usable number, a safe folder name, and how a file is read.
 from ladderreport.runs import safe_slug, warn
 from ladderreport.explain import explain, explain_model, model_ops
-from ladderreport.ladder import ladder_markdown, ladder_rows  # noqa: F401 (ladder_rows: for the tests)
+from ladderreport.ladder import ladder_csv, ladder_html, ladder_markdown, ladder_rows  # noqa: F401 (ladder_rows: tests)
 from ladderreport.machines import RESULTS, ROOT, Machine, load_machines, load_spec, regime_codes, regime_of  # noqa: F401
-from ladderreport.plots import make_figures, render
+from ladderreport.plots import ladder_figure, make_figures, render
 from ladderreport.predict import GPU_RUNG, INPUT_BYTES  # noqa: F401 (GPU_RUNG: for the tests)
 from ladderreport.tables import build_tables, write_csv, write_html, write_markdown
 
@@ -87,12 +88,27 @@ def cmd_ladder(args):
     if not measured:
         warn("no ladderbench result file found")
         return 1
+    # The figure: where asked; beside the report where it goes elsewhere; else plots/ beside results/.
+    plots = pathlib.Path(args.plots) if args.plots else pathlib.Path(args.out).parent if args.out else RESULTS.parent / "plots"
     for m in measured:
         # m.id is a safe slug (load_result_file): the report stays inside results/.
         out = pathlib.Path(args.out) if args.out else RESULTS / safe_slug(m.id) / "ladder.md"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(ladder_markdown(m), encoding="utf-8")
-        print(f"report: wrote {out}")
+        out.with_suffix(".csv").write_text(ladder_csv(m), encoding="utf-8")
+        png = None
+        if not args.no_plots:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+            figure = ladder_figure(m, plt)
+            if figure:
+                png = render([(f"The ladder on {m.id}", f"ladder-{safe_slug(m.id)}", figure)], plots)[0][1]
+        out.with_suffix(".html").write_text(ladder_html(m, png), encoding="utf-8")
+        written = [out, out.with_suffix(".csv"), out.with_suffix(".html")]
+        if png:
+            written.append(plots / f"ladder-{safe_slug(m.id)}.png")
+        print(f"report: wrote {', '.join(str(w) for w in written)}")
     return 0
 
 
@@ -138,7 +154,10 @@ def main(argv=None):
 
     p = sub.add_parser("ladder", help="results/<machine-id>/ladder.md: predicted against measured factor per rung")
     p.add_argument("path", nargs="?", help="a result file or machine folder (default: every machine in results/)")
-    p.add_argument("--out", help="write here instead of results/<machine-id>/ladder.md")
+    p.add_argument("--out", help="write here instead of results/<machine-id>/ladder.md (the .csv and .html beside it)")
+    p.add_argument("--plots", help="folder for the figure ladder-<machine-id>.png/.svg (default: plots/, or the "
+                   "folder of --out)")
+    p.add_argument("--no-plots", action="store_true", help="tables only, no figure")
     p.set_defaults(func=cmd_ladder)
 
     p = sub.add_parser("compare", help="two runs side by side: ratio of medians, interval and verdict per case")

@@ -1,7 +1,21 @@
-"""The ladder report of one machine: each rung's predicted and measured factor over the one below."""
+"""The ladder report of one machine, as "Table 1" of Leiserson et al. (Science, 2020) has it and more:
+each rung's running time at one common size, GFLOP/s, speedup over the bottom rung and over the rung
+above, the fraction of the peak of the unit it runs on, its regime, the factor its mechanism predicts
+and, where the measured factor misses the prediction by more than 2x, the measured reason."""
+import csv
+import html
+import io
 import pathlib
-from .machines import LADDER_SIZE
+import re
+
+from .machines import COMMON_SIZE, GPU_COMPUTE_BOUND_SIZE
 from .predict import GPU_RUNG
+
+# A step whose measured factor is off its prediction by more than this, either way, says why.
+MISS_FACTOR = 2.0
+# A fixed cost above this share of a call's time is named as a reason.
+FIXED_COST_SHARE = 0.05
+CACHE_LEVELS = ("L1", "L2", "L3")
 
 
 def vector_lanes(machine):
@@ -9,16 +23,46 @@ def vector_lanes(machine):
     return 16 if "avx512f" in machine.context.get("cpu_isa_flags", "") else 8
 
 
-def ladder_rows(machine):
-    """The ladder of one measured machine: each rung, its mechanism, predicted and measured factor."""
-    rows, previous, previous_mechanism = [], None, None
-    gemm_rungs = []
+def on_gpu(machine, rung):
+    """Where the rung ran, as the file says (rung_where/<rung>); files written before it, by name."""
+    where = machine.context.get(f"rung_where/{rung}")
+    return where == "GPU" if where else bool(GPU_RUNG.match(rung))
+
+
+def unit_of(machine, rung):
+    """The unit the rung's arithmetic ran on (rung_unit/<rung>); older files: the device alone."""
+    unit = machine.context.get(f"rung_unit/{rung}")
+    if unit:
+        return str(unit)
+    return "GPU" if on_gpu(machine, rung) else "CPU"
+
+
+def gemm_rungs(machine):
+    rungs = []
     for key in machine.order:
         c = machine.cases[key]
-        if c["suite"] == "gemm" and c["rung"] not in gemm_rungs:
-            gemm_rungs.append(c["rung"])
+        if c["suite"] == "gemm" and c["rung"] not in rungs:
+            rungs.append(c["rung"])
+    return rungs
+
+
+def case_for(machine, rung, size):
+    """The rung's case at `size`; else the largest measured size below it (its time is extrapolated
+    up by n^3), else the smallest above it (extrapolated down); None if it never ran."""
+    cases = {c["size"]: c for c in machine.cases.values() if c["suite"] == "gemm" and c["rung"] == rung}
+    if not cases:
+        return None
+    ran = {n: c for n, c in cases.items() if c.get("flops") and not c.get("error")}
+    pool = ran or cases
+    if size in pool:
+        return pool[size]
+    below = [n for n in pool if n < size]
+    return pool[max(below)] if below else pool[min(pool)]
+
+
+def predicted_factor(machine, rung, mechanism, previous):
+    """What the rung's mechanism allows over the rung above: {"factor", "previous" rate, ...}."""
     ctx = machine.context
-    lanes = vector_lanes(machine)
     threads = float(ctx.get("threads", 1))
     one_core = float(ctx.get("peak_f32_flops_one_core", 0) or 0)
     all_cores = float(ctx.get("peak_f32_flops", 0) or 0)
@@ -26,80 +70,271 @@ def ladder_rows(machine):
     scalar = float(ctx.get("peak_probe/scalar-fma/f32/threads:1", 0) or 0)
     boxed_add = float(ctx.get("overhead_boxed_add_seconds", 0) or 0)
     gpu = float(ctx.get("gpu_peak_f32_fma_flops", 0) or 0)
+    below_rate, below_mechanism, below_rung = previous["rate"], previous["mechanism"], previous["rung"]
 
-    def device_peak(rung):
+    def device_peak(name):
         """A GPU rung's roof: cuBLAS's best rate in its mode, else the f32 FMA probe."""
-        return float(ctx.get(f"gpu_peak_{rung}_flops", 0) or 0) or gpu
+        return float(ctx.get(f"gpu_peak_{name}_flops", 0) or 0) or gpu
 
-    def on_gpu(rung):
-        """Where the rung ran, as the file says (rung_where/<rung>); files written before it, by name."""
-        where = ctx.get(f"rung_where/{rung}")
-        return where == "GPU" if where else bool(GPU_RUNG.match(rung))
+    if on_gpu(machine, rung):
+        # On the GPU the roof is the device's: tensor cores allow the ratio of the two rungs'
+        # measured cuBLAS peaks; the other mechanisms at most the headroom to this rung's peak.
+        peak = device_peak(rung)
+        if mechanism == "matrix units" and on_gpu(machine, below_rung):
+            below = device_peak(below_rung)
+            return peak / below if below else None
+        if mechanism == "tuned library" and below_mechanism in ("hand-written kernel", "tuned library"):
+            return 1.0
+        return peak / below_rate if peak else None
+    return {
+        # A boxed add costs what a whole scalar FMA at the core's peak does not.
+        "interpretation and boxing": boxed_add * scalar if boxed_add and scalar else None,
+        "loop order and cache lines": 16.0,  # a 64-byte line serves 16 floats instead of one
+        "SIMD width": float(vector_lanes(machine)),
+        "cache tiling": one_core / below_rate if one_core else None,  # the headroom to the core's roof
+        "cores": threads,
+        "hand-written kernel": all_cores / below_rate if all_cores else None,
+        # As fast as a hand-written kernel; above the compiler's rungs, the headroom to the peak.
+        "tuned library": 1.0 if below_mechanism in ("hand-written kernel", "tuned library")
+        else (all_cores / below_rate if all_cores else None),
+        # The matrix units' peak over the vector units'; after another matrix-unit rung, the
+        # headroom to that peak.
+        "matrix units": (bf16 / below_rate if below_mechanism == "matrix units" else bf16 / all_cores)
+        if bf16 and all_cores else None,
+        "GPU": gpu / all_cores if gpu and all_cores else None,
+        # The same library called from the interpreter: at n in the thousands one call's cost is nothing.
+        "Python library call": 1.0,
+        # The weights prepared once: at most the headroom to the peak of the rung's unit.
+        "ahead-of-time layout": ((bf16 if "bf16" in rung else all_cores) / below_rate)
+        if (bf16 if "bf16" in rung else all_cores) else None,
+    }.get(mechanism)
 
-    previous_rung = None
-    for rung in gemm_rungs:
-        c = machine.gemm_at(rung)
-        description = ctx.get(f"rung/{rung}", "")
+
+# --- why a prediction missed: from the run's own ceilings and counters ---------------------------
+
+
+def cache_level(machine, working_set, threads):
+    """The smallest cache level whose capacity (for `threads` cores) holds the working set, else DRAM."""
+    for level in CACHE_LEVELS:
+        for key, value in machine.context.items():
+            if not key.startswith(f"cache_{level.lower()}_") or key.endswith("_instruction"):
+                continue
+            found = re.match(r"(\d+) bytes, shared by (\d+)", str(value))
+            if not found:
+                continue
+            size, shared_by = int(found.group(1)), max(1, int(found.group(2)))
+            if working_set <= size * max(1.0, threads / shared_by):
+                return level
+    return "DRAM"
+
+
+def level_bandwidth(machine, level, threads):
+    key = f"bandwidth_{level}_{'one_core' if threads <= 1 else 'all_cores'}_bytes_per_second"
+    value = machine.context.get(key)
+    return float(value) if value else None
+
+
+def fmt_bytes(value):
+    for scale, unit in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if value >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value:.0f} B"
+
+
+def why_missed(machine, row, previous):
+    """The measured reasons a step's factor is off its prediction, computed from the two cases."""
+    reasons = []
+    c, p = row["case"], previous["case"]
+    if row["regime"] and previous["regime"] and row["regime"] != previous["regime"]:
+        reasons.append(f"the regime changed: {previous['rung']} is {previous['regime']}-bound, "
+                       f"{row['rung']} {row['regime']}-bound")
+    threads, previous_threads = c.get("threads", 1), p.get("threads", 1)
+    if not on_gpu(machine, row["rung"]) and not on_gpu(machine, previous["rung"]) and c.get("bytes") and p.get("bytes"):
+        level = cache_level(machine, c["bytes"], threads)
+        previous_level = cache_level(machine, p["bytes"], previous_threads)
+        if level != previous_level:
+            here, there = level_bandwidth(machine, level, threads), level_bandwidth(machine, previous_level, previous_threads)
+            rates = (f"; {level} reads at {here / 1e9:.3g} GB/s, {previous_level} at {there / 1e9:.3g} GB/s"
+                     if here and there else "")
+            reasons.append(f"the working set moved from {previous_level} ({fmt_bytes(p['bytes'])} at n = {p['size']}) "
+                           f"to {level} ({fmt_bytes(c['bytes'])} at n = {c['size']}){rates}")
+    if c.get("reorder_seconds") and row["seconds"]:
+        reasons.append(f"its operand's one-time reorder, outside the timed calls, takes {c['reorder_seconds'] * 1e3:.3g} ms "
+                       f"({c['reorder_seconds'] / row['seconds']:.2g} calls' time)")
+    fixed = float(machine.context.get("gpu_overhead_launch_seconds" if on_gpu(machine, row["rung"])
+                                      else "overhead_omp_fork_join_seconds" if threads > 1
+                                      else "overhead_call_seconds", 0) or 0)
+    if fixed and row["seconds"] and fixed / row["seconds"] > FIXED_COST_SHARE:
+        reasons.append(f"a fixed cost of {fixed * 1e6:.3g} µs a call is {fixed / row['seconds']:.0%} of its time")
+    if c.get("size") != p.get("size") and not reasons:
+        reasons.append(f"the two rungs were measured at different sizes (n = {p['size']} and n = {c['size']})")
+    if c.get("roof_fraction") and row["regime"]:
+        reasons.append(f"{row['rung']} reaches {100 * c['roof_fraction']:.2g}% of its {row['regime']} roof")
+    return "; ".join(reasons)
+
+
+# --- the rows -------------------------------------------------------------------------------------
+
+
+def ladder_rows(machine, size=COMMON_SIZE, gpu_only=False):
+    """One row per GEMM rung at `size` (every rung, or the GPU's alone): its case, time at `size`
+    (measured, or extrapolated by n^3 from the size it ran at), speedups, unit, regime, factors."""
+    rows, previous, bottom = [], None, None
+    for rung in gemm_rungs(machine):
+        if gpu_only and not on_gpu(machine, rung):
+            continue
+        c = case_for(machine, rung, size) or {}
+        description = machine.context.get(f"rung/{rung}", "")
         mechanism, _, summary = description.partition(": ")
         rate = c.get("flops") if c and not c.get("error") else None
-        predicted = None
-        if previous and on_gpu(rung):
-            # On the GPU the roof is the device's: tensor cores allow the ratio of the two rungs'
-            # measured cuBLAS peaks; the other mechanisms at most the headroom to this rung's peak.
-            peak = device_peak(rung)
-            if mechanism == "matrix units" and previous_rung and on_gpu(previous_rung):
-                below = device_peak(previous_rung)
-                predicted = peak / below if below else None
-            elif mechanism == "tuned library" and previous_mechanism in ("hand-written kernel", "tuned library"):
-                predicted = 1.0
-            else:
-                predicted = peak / previous if peak else None
-        elif previous:
-            predicted = {
-                # A boxed add costs what a whole scalar FMA at the core's peak does not.
-                "interpretation and boxing": boxed_add * scalar if boxed_add and scalar else None,
-                "loop order and cache lines": 16.0,  # a 64-byte line serves 16 floats instead of one
-                "SIMD width": float(lanes),
-                "cache tiling": one_core / previous if one_core else None,  # the headroom to the core's roof
-                "cores": threads,
-                "hand-written kernel": all_cores / previous if all_cores else None,
-                # As fast as a hand-written kernel; above the compiler's rungs, the headroom to the peak.
-                "tuned library": 1.0 if previous_mechanism in ("hand-written kernel", "tuned library")
-                else (all_cores / previous if all_cores else None),
-                # The matrix units' peak over the vector units'; after another matrix-unit rung, the
-                # headroom to that peak.
-                "matrix units": (bf16 / previous if previous_mechanism == "matrix units" else bf16 / all_cores)
-                if bf16 and all_cores else None,
-                "GPU": gpu / all_cores if gpu and all_cores else None,
-                # The weights prepared once: at most the headroom to the peak of the rung's unit.
-                "ahead-of-time layout": ((bf16 if "bf16" in rung else all_cores) / previous)
-                if (bf16 if "bf16" in rung else all_cores) else None,
-            }.get(mechanism)
-        measured = rate / previous if rate and previous else None
-        rows.append({"rung": rung, "n": c["size"] if c else None, "rate": rate, "mechanism": mechanism or "—",
-                     "summary": summary, "predicted": predicted, "measured": measured,
-                     "regime": c.get("regime") if c else None, "rel_error": c.get("rel_error") if c else None})
+        seconds = c.get("seconds") if rate else None
+        n = c.get("size")
+        row = {"rung": rung, "n": n, "size": size, "extrapolated": bool(n and n != size), "rate": rate,
+               "seconds": seconds, "seconds_at_size": seconds * (size / n) ** 3 if seconds and n else None,
+               "mechanism": mechanism or "—", "summary": summary, "unit": unit_of(machine, rung),
+               "gpu": on_gpu(machine, rung), "peak_fraction": c.get("peak_fraction") if rate else None,
+               "regime": c.get("regime") if rate else None, "rel_error": c.get("rel_error") if rate else None,
+               "predicted": None, "measured": None, "absolute": None, "why": "", "case": c,
+               "unit_peak": float(machine.context.get(f"rung_unit_peak_flops/{rung}", 0) or 0) or None}
+        if not row["unit_peak"] and rate and row["peak_fraction"]:  # files written before rung_unit_peak_flops
+            row["unit_peak"] = rate / row["peak_fraction"]
+        if rate and previous:
+            row["predicted"] = predicted_factor(machine, rung, mechanism, previous)
+            row["measured"] = previous["seconds_at_size"] / row["seconds_at_size"] if row["seconds_at_size"] else None
+            if row["predicted"] and row["measured"] and not (
+                    1 / MISS_FACTOR <= row["measured"] / row["predicted"] <= MISS_FACTOR):
+                row["why"] = why_missed(machine, row, previous)
+        if rate and row["seconds_at_size"]:
+            bottom = bottom or row
+            row["absolute"] = bottom["seconds_at_size"] / row["seconds_at_size"]
+        rows.append(row)
         if rate:
-            previous, previous_mechanism, previous_rung = rate, mechanism, rung
+            previous = row
     return rows
 
 
+def gpu_large_rows(machine):
+    """The GPU's rungs at the size where tensor cores are bound by their arithmetic, where it ran."""
+    if not any(c["suite"] == "gemm" and c["size"] == GPU_COMPUTE_BOUND_SIZE and on_gpu(machine, c["rung"])
+               for c in machine.cases.values()):
+        return []
+    return ladder_rows(machine, GPU_COMPUTE_BOUND_SIZE, gpu_only=True)
+
+
+# --- the table as Markdown, CSV and HTML ---------------------------------------------------------
+
+COLUMNS = ("rung", "what it is", "device · unit", "n", "time (s)", "GFLOP/s", "absolute speedup", "relative speedup",
+           "% of unit peak", "regime", "mechanism", "predicted", "why it differs", "rel error")
+
+
+def cells(row):
+    """The row's cells as text, in COLUMNS order."""
+    ok = row["rate"] is not None
+    n = (f"{row['size']} (extrapolated from n = {row['n']})" if row["extrapolated"] else str(row["n"])) if row["n"] else ""
+    seconds = row["seconds_at_size"]
+    return (row["rung"], row["summary"], row["unit"], n,
+            (f"{seconds:.4g}" if seconds else "") if ok else "failed",
+            (f"{row['rate'] / 1e9:,.0f}" if row["rate"] >= 1e12 else f"{row['rate'] / 1e9:.4g}") if ok else "",
+            f"{row['absolute']:,.0f}x" if row["absolute"] and row["absolute"] >= 10 else
+            f"{row['absolute']:.3g}x" if row["absolute"] else "",
+            f"{row['measured']:.3g}x" if row["measured"] else "",
+            f"{100 * row['peak_fraction']:.3g}%" if row["peak_fraction"] else "",
+            row["regime"] or "", row["mechanism"],
+            f"{row['predicted']:.3g}x" if row["predicted"] else "",
+            row["why"], f"{row['rel_error']:.1e}" if row["rel_error"] is not None else "")
+
+
+def peaks_line(machine, rows):
+    """Each unit's peak that the rows are set against, once."""
+    seen = {}
+    for r in rows:
+        if r["unit_peak"] and r["unit"] not in seen:
+            seen[r["unit"]] = r["unit_peak"]
+    return ", ".join(f"{unit} {peak / 1e9:,.0f} GFLOP/s" for unit, peak in seen.items())
+
+
+def host_title(machine):
+    """The host and its devices: "<cpu> (CPU)", and "<gpu> (GPU)" where its GPU rungs ran."""
+    ctx = machine.context
+    devices = f"{ctx.get('cpu_model', machine.id)} (CPU)"
+    if any(r["gpu"] for r in ladder_rows(machine)):
+        devices += f" and {ctx.get('gpu_name', 'a GPU')} (GPU)"
+    return f"host {machine.id}: {devices}"
+
+
 def ladder_markdown(machine):
-    rows = ladder_rows(machine)
-    lines = [f"# The ladder on {machine.name} ({machine.id})", "",
-             f"From `{pathlib.Path(machine.source).name}` (git {machine.context.get('git_sha', '?')}, "
-             f"{machine.context.get('date', '?')}). C = A·B at n = {LADDER_SIZE} or the rung's cap. "
-             "Predicted: the factor the mechanism allows on this machine "
+    rows, large = ladder_rows(machine), gpu_large_rows(machine)
+    ctx = machine.context
+    lines = [f"# The ladder on {host_title(machine)}", "",
+             f"From `{pathlib.Path(str(machine.source).split(' + ')[-1]).name}` (git {ctx.get('git_sha', '?')}, "
+             f"{ctx.get('date', '?')}, profile {ctx.get('profile', '?')}). C = A·B, n×n, every rung at n = {COMMON_SIZE}: "
+             f"a rung measured at another n (slow rungs stop at their cap) has its time extrapolated by n³ from the size "
+             "it ran at, marked \"extrapolated from n = …\"; its GFLOP/s and % of peak are those it was measured at.", "",
+             "Absolute speedup: over the bottom rung; relative: over the rung above (both from the times at "
+             f"n = {COMMON_SIZE}). % of unit peak: against the measured peak of the unit the rung runs on"
+             + (f" ({peaks_line(machine, rows + large)})" if peaks_line(machine, rows + large) else "") + ". "
+             "Predicted: the factor the rung's mechanism allows over the rung above on this machine "
              f"({vector_lanes(machine)} f32 lanes of {'AVX-512' if vector_lanes(machine) == 16 else 'AVX2'}, the core count, "
              "the headroom to the measured peak; on a GPU, the headroom to the device's peak for the rung, and for tensor "
-             "cores the ratio of the two rungs' measured cuBLAS peaks); measured: the rate over the rung above. "
-             "rel error: the relative L2 error against a double-precision product, what the number format costs.", "",
-             "| rung | n | GFLOP/s | regime | mechanism | what it is | predicted | measured | rel error |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append("| {rung} | {n} | {rate} | {regime} | {mechanism} | {summary} | {pred} | {meas} | {error} |".format(
-            rung=r["rung"], n=r["n"] or "", rate=f"{r['rate'] / 1e9:.4g}" if r["rate"] else "failed",
-            regime=r["regime"] or "", mechanism=r["mechanism"], summary=r["summary"],
-            pred=f"{r['predicted']:.3g}x" if r["predicted"] else "", meas=f"{r['measured']:.3g}x" if r["measured"] else "",
-            error=f"{r['rel_error']:.1e}" if r["rel_error"] is not None else ""))
+             f"cores the ratio of the two rungs' measured cuBLAS peaks). Where the measured factor is off by more than "
+             f"{MISS_FACTOR:g}x, \"why it differs\" names what the run's own counters and ceilings show. rel error: the "
+             "relative L2 error against a double-precision product, what the number format costs.", ""]
+    lines += table_markdown(rows)
+    if large:
+        lines += ["", f"## The GPU's rungs at n = {GPU_COMPUTE_BOUND_SIZE}", "",
+                  "Where a tensor-core GEMM runs long enough to be bound by its arithmetic rather than its launch; "
+                  "absolute speedup over the GPU's bottom rung at this size.", ""]
+        lines += table_markdown(large)
     return "\n".join(lines) + "\n"
+
+
+def table_markdown(rows):
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for r in rows:
+        lines.append("| " + " | ".join(str(v).replace("|", "/") for v in cells(r)) + " |")
+    return lines
+
+
+def ladder_csv(machine):
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(("machine", "rung", "what it is", "device · unit", "n measured", "n", "extrapolated", "seconds at n",
+                     "flops per second", "absolute speedup", "relative speedup", "peak fraction", "unit peak flops",
+                     "regime", "mechanism", "predicted factor", "why it differs", "rel error"))
+    for r in ladder_rows(machine) + gpu_large_rows(machine):
+        writer.writerow((machine.id, r["rung"], r["summary"], r["unit"], r["n"] or "", r["size"], int(r["extrapolated"]),
+                         *("" if v is None else f"{v:.6g}" for v in (r["seconds_at_size"], r["rate"], r["absolute"],
+                                                                      r["measured"], r["peak_fraction"], r["unit_peak"])),
+                         r["regime"] or "", r["mechanism"], "" if r["predicted"] is None else f"{r['predicted']:.6g}",
+                         r["why"], "" if r["rel_error"] is None else f"{r['rel_error']:.3g}"))
+    return out.getvalue()
+
+
+def ladder_html(machine, figure_png=None):
+    """One self-contained page: the tables and, where given, the figure (PNG bytes)."""
+    import base64
+    e = html.escape
+    markdown = ladder_markdown(machine).splitlines()
+    intro = [line for line in markdown[2:] if line and not line.startswith("|") and not line.startswith("#")]
+    parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+             f"<title>The ladder on {e(host_title(machine))}</title><style>",
+             "body{font-family:sans-serif;margin:2em;max-width:110em}table{border-collapse:collapse;margin:1em 0}",
+             "td,th{border:1px solid #ccc;padding:.3em .5em;font-size:85%;vertical-align:top}th{background:#eee}",
+             "td.num{text-align:right;white-space:nowrap}img{max-width:100%}</style></head><body>",
+             f"<h1>The ladder on {e(host_title(machine))}</h1>"]
+    parts += [f"<p>{e(p)}</p>" for p in intro[:2]]
+    if figure_png:
+        parts.append(f"<img alt='the ladder on {e(machine.id)}' src='data:image/png;base64,"
+                     f"{base64.b64encode(figure_png).decode()}'>")
+    numeric = {"n", "time (s)", "GFLOP/s", "absolute speedup", "relative speedup", "% of unit peak", "predicted", "rel error"}
+    for title, rows in ((f"Every rung at n = {COMMON_SIZE}", ladder_rows(machine)),
+                        (f"The GPU's rungs at n = {GPU_COMPUTE_BOUND_SIZE}", gpu_large_rows(machine))):
+        if not rows:
+            continue
+        parts.append(f"<h2>{e(title)}</h2><table><tr>" + "".join(f"<th>{e(c)}</th>" for c in COLUMNS) + "</tr>")
+        for r in rows:
+            parts.append("<tr>" + "".join(f"<td class='{'num' if col in numeric else 'text'}'>{e(str(v))}</td>"
+                                          for col, v in zip(COLUMNS, cells(r))) + "</tr>")
+        parts.append("</table>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"

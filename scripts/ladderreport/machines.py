@@ -7,7 +7,10 @@ from .runs import finite as finite_number, read_json, read_result_doc, safe_slug
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"
-LADDER_SIZE = 1024  # the GEMM ladder's size, as in ladderbench
+LADDER_SIZE = 1024  # the GEMM ladder's size in the quick and full profiles, as in ladderbench
+COMMON_SIZE = 4096  # the ladder profile's one size for every rung (kCommonSize)
+GPU_COMPUTE_BOUND_SIZE = 8192  # where the ladder profile also times the GPU's rungs (kGpuComputeBoundSize)
+TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 # A case whose repetitions' coefficient of variation exceeds this is marked noisy in the tables.
 NOISY_CV = 0.10
 NAME = re.compile(r"^(?P<suite>[^/]+)/(?P<rung>[^/]+)/(?P<dtype>[^/]+)/(?P<key>[a-z_]+):(?P<size>\d+)")
@@ -65,7 +68,8 @@ class Machine:
 
 
 # Context keys the report reads as numbers; a value that is not a finite number is dropped.
-NUMERIC_CONTEXT = re.compile(r"(_flops|_seconds|_bytes|_bytes_per_second)$|^threads$|^cpu_logical_cores$|^peak_probe/")
+NUMERIC_CONTEXT = re.compile(
+    r"(_flops|_seconds|_bytes|_bytes_per_second)$|^threads$|^cpu_logical_cores$|^peak_probe/|^rung_unit_peak_flops/")
 # Context keys the report reads as text (and puts in titles and file names).
 TEXT_CONTEXT = ("date", "git_sha", "cpu_model", "gpu_name", "ladder_order")
 
@@ -139,8 +143,11 @@ def load_result_file(path):
             "error": b.get("error_message") if b.get("error_occurred") else None,
             "label": str(b.get("label", "")),
         }
+        seconds = finite_number(b.get("real_time"))  # a repetition's or the median's time (manual where self-timed)
+        if seconds is not None and b.get("time_unit") in TIME_UNITS and seconds > 0:
+            case["seconds"] = seconds * TIME_UNITS[b["time_unit"]]
         for counter in ("flops", "bytes_per_second", "peak_fraction", "roof_fraction", "intensity", "seconds_per_op",
-                        "threads", "bytes", "memory_bytes", "rel_error", "cv"):
+                        "threads", "bytes", "memory_bytes", "rel_error", "cv", "reorder_seconds"):
             if counter in b and not isinstance(b[counter], str):
                 number = finite_number(b[counter])
                 if number is None:
@@ -210,11 +217,12 @@ def parts_of_one_run(a, b):
 
 
 def merge_parts(older, newer):
-    """One machine column from the parts of a run: every case, the newer part's context on top."""
+    """One machine column from the parts of a run (or a run and the ladder run completing it): every
+    case, the newer's where both have one, and the newer's context on top."""
     m = Machine(newer.id, newer.name, newer.kind, True)
     m.context = {**older.context, **newer.context}
     m.cases = {**older.cases, **newer.cases}
-    m.order = older.order + newer.order
+    m.order = older.order + [key for key in newer.order if key not in older.cases]
     m.source = f"{older.source} + {newer.source}"
     sort_in_ladder_order(m)
     return m
@@ -243,7 +251,10 @@ def load_machines(paths):
             files.append(p)
         else:
             warn(f"skipping {p}: no such file or folder")
-    measured, specs = {}, {}
+    # Per machine, its newest run (parts merged) of the ladder profile and of any other: a ladder
+    # run times the GEMM ladder alone, so it completes the machine's newest other run (its GEMM
+    # cases replacing those of the same name) rather than hiding that run's other suites.
+    runs, specs = {}, {}
     for f in files:
         if f.parent.name == "specs":
             m = load_spec(f)
@@ -253,12 +264,20 @@ def load_machines(paths):
         m = load_result_file(f)
         if not m:
             continue
-        held = measured.get(m.id)
+        kind = "ladder" if m.context.get("profile") == "ladder" else "other"
+        held = runs.get((m.id, kind))
         newer = held is None or m.context.get("date", "") >= held.context.get("date", "")
         if held is not None and parts_of_one_run(held, m):
-            measured[m.id] = merge_parts(held, m) if newer else merge_parts(m, held)
+            runs[(m.id, kind)] = merge_parts(held, m) if newer else merge_parts(m, held)
         elif newer:
-            measured[m.id] = m
+            runs[(m.id, kind)] = m
+    measured = {}
+    for (ident, kind), m in runs.items():
+        if kind == "other" or (ident, "other") not in runs:
+            measured[ident] = m
+    for (ident, kind), m in runs.items():
+        if kind == "ladder" and (ident, "other") in runs:
+            measured[ident] = merge_parts(runs[(ident, "other")], m)
     # Two machines whose CPUs say the same name (a VM's "AMD EPYC" on Zen 3 and on Zen 4) are told
     # apart by their ids in the column titles.
     names = [m.name for m in measured.values()]

@@ -1,8 +1,9 @@
 """The figures: the ladder, the rooflines, the model by operation and against resolution, machines."""
 import io
 import re
-from .ladder import ladder_rows
+from .ladder import COMMON_SIZE, host_title, ladder_rows
 from .predict import overhead_floor, predict_gemm
+from .tables import best_gemm, device_columns
 
 
 # --- plots ----------------------------------------------------------------------------------------
@@ -18,20 +19,10 @@ def make_figures(measured, specs):
 
     figures = []
     for m in measured:
-        rows = [r for r in ladder_rows(m) if r["rate"]]
-        if rows:
-            fig, ax = plt.subplots(figsize=(10, 4.5))
-            ax.bar([r["rung"] for r in rows], [r["rate"] / 1e9 for r in rows],
-                   color=[REGIME_COLOURS[r["regime"]] for r in rows])
-            ax.set_yscale("log")
-            ax.set_ylabel("GFLOP/s (log)")
-            ax.set_title(f"The GEMM ladder on {m.id} (colour: regime)")
-            ax.tick_params(axis="x", rotation=45)
-            handles = [plt.Rectangle((0, 0), 1, 1, color=c) for k, c in REGIME_COLOURS.items() if k]
-            ax.legend(handles, [f"{k}-bound" for k in REGIME_COLOURS if k], loc="upper left")
-            fig.tight_layout()
+        fig = ladder_figure(m, plt)
+        if fig:
             figures.append((f"The ladder on {m.id}", f"ladder-{m.id}", fig))
-
+    for m in measured:
         # The roofline: measured compute roofs and bandwidth per level, every GEMM and sweep point.
         fig, ax = plt.subplots(figsize=(8, 6))
         x = [2 ** (i / 4) for i in range(-24, 41)]
@@ -137,12 +128,13 @@ def make_figures(measured, specs):
     # Across machines: the best GEMM rate per dtype, measured and predicted.
     labels, values, colours = [], [], []
     floors = {kind: overhead_floor(measured, kind) for kind in ("cpu", "gpu")}
-    for m in measured:
-        best = max((c["flops"] for c in m.cases.values() if c["suite"] == "gemm" and c.get("flops")), default=None)
+    for m, device, _ in device_columns(measured):  # a host's CPU and GPU are two devices, two bars
+        best = best_gemm(m, device, ("f32", "tf32", "f16", "bf16"))
         if best:
-            labels.append(f"{m.id}\n(measured)")
-            values.append(best / 1e9)
-            colours.append("#1f77b4")
+            name = m.context.get("gpu_name", "GPU") if device == "GPU" else m.context.get("cpu_model", m.id)
+            labels.append(f"{name} ({device})\nhost {m.id}, {best['dtype']}\n(measured)")
+            values.append(best["flops"] / 1e9)
+            colours.append(DEVICE_COLOURS[device])
     for s in specs:
         for dtype in ("f32", "tf32", "f16", "bf16"):
             gpu_libraries = {"f32": "cublas", "tf32": "cublas-tf32", "f16": "cublas-f16", "bf16": "cublas-bf16"}
@@ -164,6 +156,54 @@ def make_figures(measured, specs):
     return figures
 
 
+DEVICE_COLOURS = {"CPU": "#1f77b4", "GPU": "#2ca02c"}
+# Each unit a colour: the CPU's in blues, the GPU's in greens (the unit name starts with its device).
+UNIT_COLOURS = {"CPU": ("#9ecae1", "#4292c6", "#08519c", "#08306b"), "GPU": ("#a1d99b", "#41ab5d", "#006d2c")}
+
+
+def ladder_figure(m, plt):
+    """Every rung at the common size on one log scale, CPU and GPU: bars coloured by device and unit,
+    extrapolated ones hatched, each device's highest unit peak a line."""
+    rows = [r for r in ladder_rows(m) if r["rate"]]
+    if not rows:
+        return None
+    units = []
+    for r in rows:
+        if r["unit"] not in units:
+            units.append(r["unit"])
+    colour = {}
+    for device in ("CPU", "GPU"):
+        mine = [u for u in units if u.startswith(device)]
+        for i, unit in enumerate(mine):
+            colour[unit] = UNIT_COLOURS[device][i % len(UNIT_COLOURS[device])]
+    fig, ax = plt.subplots(figsize=(max(10, 0.55 * len(rows)), 5.5))
+    bars = ax.bar(range(len(rows)), [r["rate"] / 1e9 for r in rows], color=[colour.get(r["unit"], "#999999") for r in rows],
+                  edgecolor="black", linewidth=0.4)
+    for bar, r in zip(bars, rows):
+        if r["extrapolated"]:
+            bar.set_hatch("//")
+        seconds = r["seconds_at_size"]
+        label = (f"{seconds:,.0f} s" if seconds >= 100 else f"{seconds:.3g} s") if seconds else ""
+        ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height() * 1.15, label, ha="center", fontsize=6, rotation=90)
+    # Each unit's measured peak: the CPU's (dashed) and the GPU's (dotted), in the unit's colour.
+    for unit in units:
+        peak = next((r["unit_peak"] for r in rows if r["unit"] == unit and r["unit_peak"]), None)
+        if peak:
+            style = ":" if unit.startswith("GPU") else "--"
+            ax.axhline(peak / 1e9, color=colour[unit], linestyle=style, linewidth=1.2)
+            ax.text(-0.4, peak / 1e9 * 1.1, f"peak of {unit}: {peak / 1e9:,.0f} GFLOP/s", fontsize=7, color="black")
+    ax.set_xticks(range(len(rows)), [r["rung"] for r in rows], rotation=60, ha="right", fontsize=8)
+    ax.set_yscale("log")
+    ax.set_ylabel("GFLOP/s (log)")
+    ax.set_title(f"The GEMM ladder on {host_title(m)}\nevery rung, time at n = {COMMON_SIZE} above each bar "
+                 "(hatched: extrapolated by n³ from the size it ran at)", fontsize=9)
+    handles = [plt.Rectangle((0, 0), 1, 1, facecolor=colour[u], edgecolor="black", linewidth=0.4) for u in units]
+    ax.legend(handles, units, fontsize=7, loc="upper left")
+    ax.set_ylim(top=max(r["rate"] for r in rows) / 1e9 * 30)
+    fig.tight_layout()
+    return fig
+
+
 def render(figures, out_dir, formats=("png", "svg")):
     out_dir.mkdir(parents=True, exist_ok=True)
     pngs = []
@@ -173,4 +213,6 @@ def render(figures, out_dir, formats=("png", "svg")):
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", dpi=80)
         pngs.append((title, buffer.getvalue()))
+        fig.clf()  # drawn and saved: its memory is not kept for the rest of the report
+        __import__("matplotlib.pyplot").pyplot.close(fig)
     return pngs

@@ -2,8 +2,8 @@
 import base64
 import csv
 import html
-from .ladder import ladder_rows
-from .machines import LADDER_SIZE, ROOT
+from .ladder import case_for, ladder_rows, on_gpu
+from .machines import COMMON_SIZE, ROOT
 from .predict import gemm_bound, overhead_floor, predict_gemm, predict_stream
 
 
@@ -19,13 +19,38 @@ def fmt_rate(value, unit):
     return f"{value:.3g} {unit}"
 
 
+def device_columns(machines):
+    """[(machine, device, title)]: each measured host is its CPU and, where its GPU rungs ran, its GPU,
+    two devices with a column each; a spec sheet is one column."""
+    columns = []
+    for m in machines:
+        if not m.measured:
+            columns.append((m, None, f"{m.name} (spec)"))
+            continue
+        columns.append((m, "CPU", f"{m.context.get('cpu_model', m.id)} (CPU), host {m.id}"))
+        if any(c["suite"] == "gemm" and on_gpu(m, c["rung"]) for c in m.cases.values()):
+            columns.append((m, "GPU", f"{m.context.get('gpu_name', 'GPU')} (GPU), host {m.id}"))
+    return columns
+
+
+def on_device(m, device, rung):
+    return device is None or on_gpu(m, rung) == (device == "GPU")
+
+
+def best_gemm(m, device, dtypes):
+    cases = [c for c in m.cases.values() if c["suite"] == "gemm" and c["dtype"] in dtypes and c.get("flops")
+             and not c.get("error") and on_device(m, device, c["rung"])]
+    return max(cases, key=lambda c: c["flops"], default=None)
+
+
 def build_tables(measured, specs):
     """{workload: (rows, columns, cells)}; a cell: {"text", "predicted", "value"}."""
     tables = {}
     machines = measured + specs
     columns = [f"{m.name}" + ("" if m.measured else " (spec)") for m in machines]
+    devices = device_columns(machines)
 
-    # GEMM: the ladder, at the ladder size (or each rung's cap).
+    # GEMM: the ladder, at the common size (or each rung's largest size below it).
     rungs = []
     for m in measured:
         for key in m.order:
@@ -44,9 +69,9 @@ def build_tables(measured, specs):
     cells = []
     for rung, dtype in rungs:
         row = []
-        for m in machines:
+        for m, device, _ in devices:
             if m.measured:
-                c = m.gemm_at(rung)
+                c = case_for(m, rung, COMMON_SIZE) if on_device(m, device, rung) else None
                 if not c or c.get("error") or "flops" not in c:
                     row.append({"text": "failed" if c and c.get("error") else "", "predicted": False, "value": None})
                     continue
@@ -55,29 +80,29 @@ def build_tables(measured, specs):
                 row.append({"text": f"{fmt_rate(c['flops'], 'FLOP/s')}{pct} (n={c['size']}){noisy}", "predicted": False,
                             "value": c["flops"]})
             else:
-                value = predict_gemm(m, rung, dtype, LADDER_SIZE, floors[m.kind]) if rung in predictable else None
-                row.append({"text": f"≈ {fmt_rate(value, 'FLOP/s')} predicted (n={LADDER_SIZE})" if value else "",
+                value = predict_gemm(m, rung, dtype, COMMON_SIZE, floors[m.kind]) if rung in predictable else None
+                row.append({"text": f"≈ {fmt_rate(value, 'FLOP/s')} predicted (n={COMMON_SIZE})" if value else "",
                             "predicted": True, "value": value})
         cells.append(row)
     # Speedup over the rung below, per machine column.
-    for j in range(len(machines)):
+    for j in range(len(devices)):
         previous = None
         for i in range(len(rungs)):
             value = cells[i][j]["value"]
             if value and previous and not cells[i][j]["predicted"]:
                 cells[i][j]["text"] += f" · {value / previous:.2f}x the rung above"
             previous = value or previous
-    tables["gemm"] = ([f"{r} ({d})" for r, d in rungs], columns, cells)
+    tables["gemm"] = ([f"{r} ({d})" for r, d in rungs], [title for _, _, title in devices], cells)
 
-    # Across machines: the best GEMM per number format, measured (any rung, any n) or predicted
-    # for a large problem (n = 8192) through the roofline.
+    # CPU and GPU at their limits (the seed's comparison): the best GEMM per number format,
+    # measured (any rung, any n) or predicted for a large problem (n = 8192) through the
+    # roofline, and main memory's bandwidth; each measured host as two devices.
     formats, cells = ("f32", "tf32", "f16", "bf16"), []
     for dtype in formats:
         row = []
-        for m in machines:
+        for m, device, _ in devices:
             if m.measured:
-                best = max((c for c in m.cases.values() if c["suite"] == "gemm" and c["dtype"] == dtype and c.get("flops")),
-                           key=lambda c: c["flops"], default=None)
+                best = best_gemm(m, device, (dtype,))
                 row.append({"text": f"{fmt_rate(best['flops'], 'FLOP/s')} ({best['rung']}, n={best['size']})" if best else "",
                             "predicted": False, "value": best["flops"] if best else None})
             else:
@@ -88,7 +113,37 @@ def build_tables(measured, specs):
                 row.append({"text": f"≈ {fmt_rate(value, 'FLOP/s')} predicted" if value else "",
                             "predicted": True, "value": value})
         cells.append(row)
-    tables["gemm: the best per number format"] = (list(formats), columns, cells)
+    row = []
+    for m, device, _ in devices:
+        if m.measured:
+            value = (float(m.context.get("gpu_bandwidth_memory_roof_bytes_per_second", 0) or 0) or None
+                     if device == "GPU" else m.bandwidth())
+            row.append({"text": f"{fmt_rate(value, 'B/s')} (measured roof)" if value else "", "predicted": False,
+                        "value": value})
+        else:
+            value = m.bandwidth()
+            row.append({"text": f"≈ {fmt_rate(value, 'B/s')} (datasheet)" if value else "", "predicted": True,
+                        "value": value})
+    cells.append(row)
+    # On a host with both: how far the GPU's limit is above the CPU's, measured side by side.
+    row = []
+    for m, device, _ in devices:
+        text, value = "", None
+        if m.measured and device == "GPU":
+            ratios = []
+            for label, dtypes in (("f32", ("f32",)), ("16-bit", ("f16", "bf16"))):
+                gpu, cpu = best_gemm(m, "GPU", dtypes), best_gemm(m, "CPU", dtypes)
+                if gpu and cpu:
+                    ratios.append(f"{label} {gpu['flops'] / cpu['flops']:.3g}x")
+                    value = value or gpu["flops"] / cpu["flops"]
+            gpu_memory = float(m.context.get("gpu_bandwidth_memory_roof_bytes_per_second", 0) or 0)
+            if gpu_memory and m.bandwidth():
+                ratios.append(f"memory {gpu_memory / m.bandwidth():.3g}x")
+            text = " · ".join(ratios)
+        row.append({"text": text, "predicted": False, "value": value})
+    cells.append(row)
+    tables["CPU and GPU at their limits: the best GEMM per number format, and main memory"] = (
+        list(formats) + ["memory bandwidth", "GPU over the CPU of its host"], [title for _, _, title in devices], cells)
 
     # STREAM: every kernel, f64 (device kernels in f32).
     kernels = []

@@ -64,7 +64,10 @@ def test_two_machines_of_one_cpu_name_get_columns_of_their_own(tmp_path, capsys)
     assert code == 0, err
     assert "2 measured machine(s)" in out
     header = next(line for line in (tmp_path / "out" / "tables.md").read_text().splitlines() if line.startswith("| rung |"))
-    assert "AMD EPYC (amd-epyc-zen3-2c)" in header and "AMD EPYC (amd-epyc-zen4-2c)" in header
+    # The GEMM tables name each device with its host; the others the host by its id.
+    assert "AMD EPYC (CPU), host amd-epyc-zen3-2c" in header and "AMD EPYC (CPU), host amd-epyc-zen4-2c" in header
+    headers = [line for line in (tmp_path / "out" / "tables.md").read_text().splitlines() if line.startswith("| rung |")]
+    assert any("AMD EPYC (amd-epyc-zen3-2c)" in h and "AMD EPYC (amd-epyc-zen4-2c)" in h for h in headers)
 
 
 def test_strings_from_result_files_are_escaped(tmp_path, capsys):
@@ -112,6 +115,10 @@ def test_ladder_report_has_every_rung_with_its_factors(tmp_path, capsys):
     code, _, err = run(["ladder", str(RESULT), "--out", str(out)], capsys)
     assert code == 0, err
     text = out.read_text()
+    # The same table as CSV and as a page with the figure inline, and the figure itself.
+    assert (tmp_path / "ladder.csv").read_text().startswith("machine,rung,")
+    assert "data:image/png;base64," in (tmp_path / "ladder.html").read_text()
+    assert (tmp_path / f"ladder-{RESULT.parent.name}.png").stat().st_size > 1000
     doc = json.loads(RESULT.read_text())
     rungs = {b["run_name"].split("/")[1] for b in doc["benchmarks"] if b["run_name"].startswith("gemm/")}
     for rung in rungs:
@@ -122,8 +129,12 @@ def test_ladder_report_has_every_rung_with_its_factors(tmp_path, capsys):
     shown = 0
     for line in text.splitlines():
         cells = [c.strip() for c in line.split("|")[1:-1]]
-        if cells and (cells[0], f"n:{cells[1]}") in errors:
-            assert cells[-1] == f"{errors[(cells[0], f'n:{cells[1]}')]:.1e}", line
+        if len(cells) < 4 or not cells[3][:1].isdigit():
+            continue
+        # The n column: the size the row is at, and where it was measured elsewhere, that size.
+        measured_at = cells[3].split("from n = ")[-1].rstrip(")") if "extrapolated" in cells[3] else cells[3]
+        if (cells[0], f"n:{measured_at}") in errors:
+            assert cells[-1] == f"{errors[(cells[0], f'n:{measured_at}')]:.1e}", line
             shown += 1
     assert shown > 0
     if "rung/autovec" in doc["context"]:  # results written since rungs carry their mechanism
@@ -349,3 +360,97 @@ def test_a_cases_regime_is_read_from_its_counter_and_from_the_label_only_in_olde
     assert report.regime_of({}, "tiled kernel; compute-bound", names) == "compute"  # written before the counter
     assert report.regime_of({"regime": "x"}, "overhead-bound", {}) == "overhead"
     assert report.regime_of({}, "", names) is None
+
+
+# --- the whole ladder at one size (Table 1) -------------------------------------------------------
+
+
+def ladder_machine(cases, context=None):
+    """A made-up machine: cases as (rung, n, seconds, extra counters), every rung f32 on one core
+    unless its context says otherwise."""
+    m = report.Machine("host", "host", "cpu", True)
+    m.context = {"threads": "2", "peak_f32_flops_one_core": "100e9", "peak_f32_flops": "200e9",
+                 "cache_l1_data": "32768 bytes, shared by 1 cpus", "cache_l2_unified": "1048576 bytes, shared by 1 cpus",
+                 "cache_l3_unified": "33554432 bytes, shared by 2 cpus",
+                 "bandwidth_L2_one_core_bytes_per_second": "100e9", "bandwidth_L3_one_core_bytes_per_second": "80e9",
+                 "bandwidth_DRAM_one_core_bytes_per_second": "20e9", **(context or {})}
+    for rung, n, seconds, extra in cases:
+        key = f"gemm/{rung}/f32/n:{n}"
+        m.cases[key] = {"suite": "gemm", "rung": rung, "dtype": "f32", "size": n, "error": None, "label": "",
+                        "seconds": seconds, "flops": 2.0 * n ** 3 / seconds, "bytes": 12.0 * n * n, "threads": 1,
+                        **extra}
+        m.order.append(key)
+    return m
+
+
+def test_a_rung_capped_below_the_common_size_has_its_time_extrapolated_by_n_cubed_and_says_so():
+    m = ladder_machine([("boxed", 128, 0.1, {}), ("tiled", 4096, 2.0, {})],
+                       {"rung/boxed": "reference: an interpreter", "rung/tiled": "cache tiling: blocked"})
+    rows = {r["rung"]: r for r in report.ladder_rows(m)}
+    assert rows["boxed"]["extrapolated"] and rows["boxed"]["n"] == 128
+    assert rows["boxed"]["seconds_at_size"] == pytest.approx(0.1 * 32 ** 3)
+    assert not rows["tiled"]["extrapolated"] and rows["tiled"]["seconds_at_size"] == 2.0
+    # Speedups from the times at one size: over the bottom rung, and over the rung above.
+    assert rows["tiled"]["absolute"] == pytest.approx(0.1 * 32 ** 3 / 2.0)
+    assert rows["tiled"]["measured"] == pytest.approx(rows["tiled"]["absolute"])
+    text = report.ladder_markdown(m)
+    assert "| 4096 (extrapolated from n = 128) |" in text and "| 3277 |" in text  # 0.1 s x 32^3
+
+
+def test_a_missed_prediction_names_what_the_counters_show():
+    # interchange predicted 16x over naive; measured about 2x, with naive in L2 at n = 128 and
+    # interchange in DRAM at n = 2048, and a regime that changed.
+    m = ladder_machine([("naive", 128, 0.004, {"regime": "compute"}),
+                        ("interchange", 2048, 8.0, {"regime": "memory", "roof_fraction": 0.4})],
+                       {"rung/naive": "interpretation and boxing: i-j-k",
+                        "rung/interchange": "loop order and cache lines: i-k-j"})
+    row = report.ladder_rows(m)[1]
+    assert row["predicted"] == 16.0 and row["measured"] == pytest.approx(0.004 * 16 ** 3 / 8.0)
+    assert "the regime changed: naive is compute-bound, interchange memory-bound" in row["why"]
+    assert "moved from L2 (197 kB at n = 128) to DRAM (50.3 MB at n = 2048)" in row["why"]
+    assert "DRAM reads at 20 GB/s, L2 at 100 GB/s" in row["why"]
+    assert "interchange reaches 40% of its memory roof" in row["why"]
+    # A prediction met within 2x says nothing.
+    met = ladder_machine([("naive", 1024, 1.0, {}), ("interchange", 1024, 1 / 12, {})],
+                         {"rung/naive": "x: y", "rung/interchange": "loop order and cache lines: z"})
+    assert report.ladder_rows(met)[1]["why"] == ""
+
+
+def test_the_cpu_and_gpu_of_one_host_are_two_devices_in_the_tables_and_figures(tmp_path, capsys):
+    machines, specs = report.load_machines(GPU_PARTS + sorted((ROOT / "results" / "specs").glob("*.json")))
+    tables = report.build_tables(machines, specs)
+    _, columns, cells = tables["gemm"]
+    cpu = next(i for i, c in enumerate(columns) if c.endswith("(CPU), host intel-xeon-emerald-rapids-16c"))
+    gpu = next(i for i, c in enumerate(columns) if c == "NVIDIA H200 (GPU), host intel-xeon-emerald-rapids-16c")
+    rows, _, _ = tables["gemm"]
+    cublas = rows.index("cublas (f32)")
+    avx512 = rows.index("avx512 (f32)")
+    assert cells[cublas][gpu]["value"] and not cells[cublas][cpu]["value"]
+    assert cells[avx512][cpu]["value"] and not cells[avx512][gpu]["value"]
+    limits = next(v for k, v in tables.items() if k.startswith("CPU and GPU at their limits"))
+    assert limits[0][-1] == "GPU over the CPU of its host"
+    ratio = limits[2][-1][gpu]["text"]
+    assert ratio.startswith("f32 ") and "16-bit" in ratio and "memory" in ratio
+    assert any(c.startswith("AMD EPYC 9965") for c in limits[1]) and any(c.startswith("NVIDIA T4") for c in limits[1])
+
+
+def test_a_ladder_run_completes_the_machines_newest_other_run(tmp_path):
+    doc = json.loads(RESULT.read_text())
+    (tmp_path / "full.json").write_text(json.dumps(doc))
+    ladder = json.loads(RESULT.read_text())
+    ladder["context"].update(profile="ladder", date="2099-01-01T00:00:00+00:00", git_sha="later")
+    ladder["benchmarks"] = [b for b in ladder["benchmarks"] if b["run_name"].startswith("gemm/")]
+    first = next(b for b in ladder["benchmarks"] if "flops" in b)
+    for b in ladder["benchmarks"]:
+        if b["run_name"] == first["run_name"]:
+            b["flops"] = b["flops"] * 2
+    (tmp_path / "ladder.json").write_text(json.dumps(ladder))
+    machines, _ = report.load_machines([tmp_path])
+    assert len(machines) == 1
+    m = machines[0]
+    suites = {c["suite"] for c in m.cases.values()}
+    assert suites == {b["run_name"].split("/")[0] for b in doc["benchmarks"]}  # nothing of the full run hidden
+    key = first["run_name"].rsplit("/", 1)[0]  # the case, without the time kind
+    full = report.load_machines([tmp_path / "full.json"])[0][0]
+    assert m.cases[key]["flops"] == pytest.approx(2 * full.cases[key]["flops"])  # the ladder run's figure where both ran
+    assert m.context["profile"] == "ladder" and len(m.order) == len(set(m.order))
