@@ -33,7 +33,7 @@ const char* const kHelpOptions = R"(                    With a GPU, stream, roof
                     cases (medians in the table);
                     ladder: the whole GEMM ladder at one common size, n=4096 (GPU rungs also
                     at 8192), slow rungs at their caps, 3 times each; the gemm suite only
-                    unless --suite names others (about 10 minutes on 2 cores);
+                    unless --suite names others (about 3 minutes on 2 cores);
                     smoke: every case at tiny sizes, for tests (its figures mean nothing)
   --no-cap          also run slow rungs (python, boxed, naive, interchange) above their size cap
   --list            list every rung with "available" or "unavailable: <reason>", then exit

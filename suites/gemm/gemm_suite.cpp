@@ -149,8 +149,12 @@ GemmUnit gemm_unit(const GemmRung& rung, const Ceilings& ceilings) {
   }
   const double peak = ceilings.peaks.machine_peak(rung.dtype);
   if (peak <= 0) return {};
-  const std::string source = ceilings.peaks.machine_peak_source(rung.dtype);  // "avx512-fma x2 threads"
-  return {"CPU " + source.substr(0, source.find(' ')), peak};
+  // The probe that set the peak names the unit: "amx-bf16 x16 threads", "avx512-bf16 …", "avx512-fma …".
+  const std::string source = ceilings.peaks.machine_peak_source(rung.dtype);
+  const std::string unit = source.find("amx") != std::string::npos    ? "AMX tiles"
+                           : source.find("bf16") != std::string::npos ? "AVX512-BF16 dot products"
+                                                                      : "FMA units";
+  return {"CPU " + unit, peak};
 }
 
 namespace {
