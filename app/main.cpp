@@ -66,6 +66,9 @@ int commit_results(ResultsFile* results, const Options& opt, const NoiseReport& 
 int run(int argc, char** argv) {
   Options opt = parse_options(argc, argv);
   if (!opt.list && !opt.print_machine_id) apply_environment_fixes(argv);
+  if (opt.device)
+    if (const std::string reason = select_device(*opt.device); !reason.empty())
+      usage_error(fmt::format("--device {}: {}", *opt.device, reason));
   if (auto error = max_isa_error(); !error.empty()) usage_error(error);
   const MachineInfo machine = machine_info();
   if (opt.print_machine_id) {
@@ -107,6 +110,7 @@ int run(int argc, char** argv) {
       usage_error(e.what());
     }
   }
+  start_gpu_telemetry();
   const CpuSample before = sample_cpu();
   std::fprintf(stderr, "ladderbench: %s, %d threads, %zu cases; measuring the machine's ceilings ...\n",
                machine.cpu_model.c_str(), machine.threads, cases.size());

@@ -36,6 +36,8 @@ const char* const kHelpOptions = R"(                    With a GPU, stream, roof
                     unless --suite names others (about 3 minutes on 2 cores);
                     smoke: every case at tiny sizes, for tests (its figures mean nothing)
   --no-cap          also run slow rungs (python, boxed, naive, interchange) above their size cap
+  --device N        the GPU to run on, among those CUDA_VISIBLE_DEVICES leaves (default 0); its
+                    index, PCI bus id and UUID go into the context
   --list            list every rung with "available" or "unavailable: <reason>", then exit
   --machine-id      print this machine's results folder name (results/<id>/), then exit
   --help            this text
@@ -170,6 +172,12 @@ Options parse_options(int argc, char** argv) {
       std::vector<std::int64_t> sizes;
       for (auto& s : split(take_value(), ',')) sizes.push_back(parse_size(s));
       o.sizes = sizes;
+    } else if (name == "--device") {
+      const std::string value = take_value();
+      if (value == "all") usage_error("--device all is not built yet: run once per device, --device 0, --device 1, ...");
+      if (value.empty() || value.size() > 3 || !std::all_of(value.begin(), value.end(), ::isdigit))
+        usage_error(fmt::format("--device '{}' is not a device index (0, 1, ...)", value));
+      o.device = std::stoi(value);
     } else if (name == "--model") {
       o.model_config = take_value();
       std::string error;

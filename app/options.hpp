@@ -21,6 +21,7 @@ struct Options {
   std::optional<std::vector<std::int64_t>> sizes;
   std::string profile = "full";
   bool uncapped = false;
+  std::optional<int> device;  // --device N
   bool list = false;
   bool print_machine_id = false;
   bool list_tests = false;  // --benchmark_list_tests: Google Benchmark lists the cases and runs none

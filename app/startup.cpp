@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/gpu_telemetry.hpp"
 #include "core/registry.hpp"
 #include "gemm/gemm_suite.hpp"
 #include "roofs/regime.hpp"
@@ -46,8 +47,29 @@ void print_list() {
   }
 }
 
+namespace {
+std::string g_telemetry_reason = "no GPU";
+}  // namespace
+
+void start_gpu_telemetry() {
+  if (!device_unavailable_reason().empty()) return;
+  g_telemetry_reason = telemetry::Nvml::instance().select(device_pci_bus_id());
+}
+
 void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::string& profile) {
   using benchmark::AddCustomContext;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) AddCustomContext("host_name", host);
+  if (device_unavailable_reason().empty()) {
+    const auto& nvml = telemetry::Nvml::instance();
+    AddCustomContext("gpu_telemetry", g_telemetry_reason.empty() ? "NVML, every 10 ms while each GPU case runs"
+                                                                 : "unavailable: " + g_telemetry_reason);
+    if (g_telemetry_reason.empty()) {
+      AddCustomContext("gpu_uuid", nvml.uuid());
+      AddCustomContext("nvidia_driver_version", nvml.driver_version());
+      AddCustomContext("gpu_clock_event_reason_bits", telemetry::reason_legend());
+    }
+  }
   AddCustomContext("machine_id", machine_id(m));
   AddCustomContext("cpu_model", m.cpu_model);
   AddCustomContext("cpu_vendor", m.cpu_vendor);

@@ -18,6 +18,9 @@ void apply_environment_fixes(char** argv);
 // --list: every suite's rungs, each "available" or "unavailable: <reason>", and the peak probes.
 void print_list();
 
+// Where a GPU answers, points NVML at it (found by its PCI bus id) for the GPU cases' telemetry.
+void start_gpu_telemetry();
+
 void add_context(const MachineInfo& machine, const Ceilings& ceilings, const std::string& profile);
 
 // The peaks a noisy machine contradicts: one core's and all cores' per dtype measured.

@@ -215,6 +215,11 @@ std::vector<std::pair<std::string, std::string>> ceilings_context(const Ceilings
     ctx.emplace_back("gpu_bandwidth_l2_read_bytes_per_second",
                      num(c.device.l2_read_bytes_per_second));  // L2's size: device_context's gpu_l2_bytes
     ctx.emplace_back("gpu_overhead_launch_seconds", num(c.device.launch_seconds));
+    if (c.device.probe_clock_hz > 0) ctx.emplace_back("gpu_fma_probe_sm_clock_hz", num(c.device.probe_clock_hz));
+    for (const auto& t : c.device.theoretical()) {
+      ctx.emplace_back(t.name, num(t.value));
+      ctx.emplace_back(t.name + "_derivation", t.derivation);
+    }
     if (!c.device.failures.empty()) {
       std::string all;
       for (const auto& f : c.device.failures) all += (all.empty() ? "" : "; ") + f;

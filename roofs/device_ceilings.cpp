@@ -2,6 +2,8 @@
 // whether or not a device exists; only the measuring needs the CUDA backend.
 #include "roofs/device_ceilings.hpp"
 
+#include "core/gpu_telemetry.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -32,6 +34,13 @@ double DeviceCeilings::peak(DType dtype) const {
   }
 }
 
+std::vector<GpuTheoretical> DeviceCeilings::theoretical() const {
+  if (probe_clock_hz > 0)
+    return gpu_theoretical_peaks(compute_capability, sms, probe_clock_hz, "the SM clock NVML read while the f32 FMA probe ran");
+  return gpu_theoretical_peaks(compute_capability, sms, max_clock_hz,
+                               "the device's maximum SM clock; no NVML to read the clock it ran at");
+}
+
 double DeviceCeilings::memory_bytes_per_second() const {
   return std::max({copy_bytes_per_second, read_bytes_per_second, write_bytes_per_second});
 }
@@ -45,15 +54,23 @@ DeviceCeilings measure_device_ceilings([[maybe_unused]] bool smoke) {
   DeviceCeilings d;
 #ifdef LADDER_HAVE_CUDA
   if (!cuda::unavailable_reason().empty()) return d;
-  for (const auto& [key, value] : cuda::device_context())
+  for (const auto& [key, value] : cuda::device_context()) {
     if (key == "gpu_name") d.name = value;
+    if (key == "gpu_sms") d.sms = std::stoi(value);
+    if (key == "gpu_clock_khz") d.max_clock_hz = std::stod(value) * 1e3;
+  }
+  d.compute_capability = cuda::compute_capability();
   cuda::DeviceTimer timer;
   cuda::DeviceBuffer sink(16);
   const std::int64_t iterations = smoke ? 1000 : 100000;
+  telemetry::Sampler clock_sampler(1);
+  const bool sample_clock = telemetry::Nvml::instance().unavailable_reason().empty();
   for (int trial = 0; trial < 3; ++trial) {
+    if (sample_clock) clock_sampler.start();
     timer.start();
     double flops = cuda::launch_fma_probe_f32(static_cast<float*>(sink.get()), iterations, timer.stream());
     d.fma_f32 = std::max(d.fma_f32, flops / timer.stop());
+    if (sample_clock) d.probe_clock_hz = std::max(d.probe_clock_hz, clock_sampler.stop().sm_clock_median_mhz * 1e6);
     timer.start();
     flops = cuda::launch_fma_probe_f16(sink.get(), iterations, timer.stream());
     d.fma_f16 = std::max(d.fma_f16, flops / timer.stop());

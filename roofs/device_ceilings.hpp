@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "roofs/gpu_theoretical.hpp"
 
 namespace ladder {
 
@@ -21,7 +22,14 @@ struct DeviceCeilings {
   double l2_read_bytes_per_second = 0;                 // reads of a buffer that L2 holds
   double launch_seconds = 0;                           // one empty kernel, back to back
   std::vector<std::string> failures;                   // a bandwidth probe that failed its check: what it said (its rate stays 0)
-  double peak(DType dtype) const;                      // the best of the FMA probe and cuBLAS for that dtype
+  // For the theoretical figures: the device's shape, its maximum SM clock, and the SM clock NVML
+  // read while the f32 FMA probe ran (0 without NVML).
+  int compute_capability = 0, sms = 0;
+  double max_clock_hz = 0, probe_clock_hz = 0;
+  // The theoretical FMA peaks (f32, f16, bf16, f64) at the clock the probe ran at where it was
+  // read, else at the maximum, each with its derivation; empty where the device is not in the table.
+  std::vector<GpuTheoretical> theoretical() const;
+  double peak(DType dtype) const;  // the best of the FMA probe and cuBLAS for that dtype
   // Device memory's roof: the best of copy, read and write. A kernel that mostly writes (the
   // attention scores) moves its bytes faster than a copy does, so a copy alone is no lower bound.
   double memory_bytes_per_second() const;

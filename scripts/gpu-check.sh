@@ -127,8 +127,11 @@ step configure 120 cmake -S . -B build/gpu -G "$generator" -DCMAKE_BUILD_TYPE=Re
   step build 300 cmake --build build/gpu -j "$(nproc)" ||
   { echo "gpu-check: the build failed; nothing to run"; exit 1; }
 exe=build/gpu/ladderbench
+# LADDER_GPU_DEVICE=N: the GPU every step runs on (ladderbench --device N), default 0.
+device_args=()
+[ -n "${LADDER_GPU_DEVICE:-}" ] && device_args=(--device "$LADDER_GPU_DEVICE")
 
-step list 30 "$exe" --list > "$out/list.txt"
+step list 30 "$exe" "${device_args[@]}" --list > "$out/list.txt"
 cat "$out/list.txt"
 # The rungs --list places on the GPU in the given suites (a regular expression), comma-separated.
 gpu_rungs() { grep -v '^ ' "$out/list.txt" | grep -E "^($1)/" | grep ' GPU ' | cut -d' ' -f1 | cut -d/ -f2 | sort -u | paste -sd, -; }
@@ -137,22 +140,22 @@ gpu_rungs() { grep -v '^ ' "$out/list.txt" | grep -E "^($1)/" | grep ' GPU ' | c
 grep -E '^gpu-check:|tests passed|tests failed|\*\*\*Failed|Timeout|Total Test' "$out/ctest.log"
 
 # The GEMM ladder's GPU rungs, with the CPU's fastest rungs of this machine beside them.
-step gemm 150 "$exe" --suite gemm --profile quick \
+step gemm 150 "$exe" "${device_args[@]}" --suite gemm --profile quick \
   --rungs "$(gpu_rungs gemm),avx2,avx512,openblas,onednn,amx,onednn-bf16" \
   --benchmark_out="$out/gpu-gemm.json" --benchmark_out_format=json
 # The whole ladder, from python to the tensor cores, every rung at n = 4096 (the GPU's also at
 # 8192), when asked for: LADDER_GPU_LADDER=1 (about five minutes on 16 cores; give the check the
 # time: LADDER_GPU_CHECK_SECONDS=900).
 if [ "${LADDER_GPU_LADDER:-0}" = 1 ]; then
-  step ladder 420 "$exe" --profile ladder --benchmark_out="$out/gpu-ladder.json" --benchmark_out_format=json
+  step ladder 420 "$exe" "${device_args[@]}" --profile ladder --benchmark_out="$out/gpu-ladder.json" --benchmark_out_format=json
 fi
 # The device's suites: bandwidth, host-device copies, the intensity sweep, fixed costs.
-step device-suites 150 "$exe" --suite stream,pcie,roofline,overhead --profile quick \
+step device-suites 150 "$exe" "${device_args[@]}" --suite stream,pcie,roofline,overhead --profile quick \
   --rungs "$(gpu_rungs 'stream|pcie|roofline|overhead')" \
   --benchmark_out="$out/gpu-device.json" --benchmark_out_format=json
 # The model's GPU backends with the host's beside them, and the resolution sweep (a pass may take
 # 1 s in the quick profile).
-step model 200 "$exe" --suite model,model-sweep --profile quick --rungs "$(gpu_rungs model),cpu,cpu-bf16" \
+step model 200 "$exe" "${device_args[@]}" --suite model,model-sweep --profile quick --rungs "$(gpu_rungs model),cpu,cpu-bf16" \
   --benchmark_out="$out/gpu-model.json" --benchmark_out_format=json
 
 echo "gpu-check: the GPU after the runs:"

@@ -10,6 +10,8 @@ namespace ladder {
 
 std::string device_unavailable_reason() { return not_built_reason(OptionalBackend::cuda); }
 double device_free_memory_bytes() { return 0; }
+std::string select_device(int) { return device_unavailable_reason(); }
+std::string device_pci_bus_id() { return ""; }
 
 std::vector<BenchmarkCase> device_stream_cases(const SuiteRequest&) { return {}; }
 std::vector<BenchmarkCase> device_pcie_cases(const SuiteRequest&) { return {}; }

@@ -6,11 +6,14 @@ namespace ladder {
 
 std::string device_unavailable_reason() { return cuda::unavailable_reason(); }
 double device_free_memory_bytes() { return cuda::free_memory_bytes(); }
+std::string select_device(int index) { return cuda::select_device(index); }
+std::string device_pci_bus_id() { return cuda::pci_bus_id(); }
 
 BenchmarkCase device_case(std::string name, std::function<void(benchmark::State&)> body) {
   BenchmarkCase c;
   c.name = std::move(name);
   c.timing = Timing::manual;
+  c.on_device = true;
   c.body = [body](benchmark::State& state) {
     try {
       body(state);

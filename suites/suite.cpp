@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/gpu_telemetry.hpp"
 #include "core/machine.hpp"
 
 namespace ladder {
@@ -74,6 +75,17 @@ double run_memory_bytes(const std::vector<BenchmarkCase>& cases) {
   return total;
 }
 
+void set_telemetry_counters(benchmark::State& state, const telemetry::Summary& s) {
+  if (s.samples == 0) return;
+  state.counters["gpu_sm_clock_min_mhz"] = s.sm_clock_min_mhz;
+  state.counters["gpu_sm_clock_median_mhz"] = s.sm_clock_median_mhz;
+  state.counters["gpu_memory_clock_median_mhz"] = s.memory_clock_median_mhz;
+  state.counters["gpu_power_max_watts"] = s.power_max_watts;
+  state.counters["gpu_temperature_max_c"] = s.temperature_max_c;
+  // A bit mask (the context's gpu_clock_event_reason_bits names the bits); 0: never throttled.
+  state.counters["gpu_slowdown_reasons"] = static_cast<double>(s.slowdown_reasons);
+}
+
 void register_cases(const std::vector<BenchmarkCase>& cases, const std::function<void(const BenchmarkCase&)>& on_first_call) {
   for (const BenchmarkCase& c : cases) {
     auto started = std::make_shared<bool>(false);
@@ -82,6 +94,9 @@ void register_cases(const std::vector<BenchmarkCase>& cases, const std::function
         *started = true;
         if (on_first_call) on_first_call(c);
       }
+      telemetry::Sampler sampler;
+      const bool sampled = c.on_device && telemetry::Nvml::instance().unavailable_reason().empty();
+      if (sampled) sampler.start();
       try {
         c.body(state);
       } catch (const std::bad_alloc&) {
@@ -89,6 +104,7 @@ void register_cases(const std::vector<BenchmarkCase>& cases, const std::function
       } catch (const std::exception& e) {
         state.SkipWithError(fmt::format("{} failed: {}", c.name, e.what()).c_str());
       }
+      if (sampled) set_telemetry_counters(state, sampler.stop());
     });
     // Wall-clock time: multi-threaded work must not be judged by one thread's CPU time.
     if (c.timing == Timing::manual) {

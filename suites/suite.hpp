@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/gpu_telemetry.hpp"
 #include "core/machine.hpp"
 #include "roofs/array_size.hpp"
 
@@ -31,6 +32,9 @@ struct BenchmarkCase {
   Timing timing = Timing::wall;
   double memory_bytes = 0;         // what the case allocates while it runs, freed after it
   double device_memory_bytes = 0;  // the same in GPU memory
+  // Runs on the GPU: its clocks, power, temperature and slowdown reasons are sampled while it
+  // runs and kept as counters (gpu_*), where NVML answers.
+  bool on_device = false;
   // What the case uses that stays allocated for the whole run and is shared by every case with
   // the same key (a GEMM size's inputs and references): counted once per key.
   std::string shared_memory_key;
@@ -95,6 +99,10 @@ const Suite* find_suite(const std::string& name);
 std::string device_unavailable_reason();
 // The GPU's free memory in bytes (0 without one); the first call starts a CUDA context.
 double device_free_memory_bytes();
+// --device N: the GPU the run uses, among those CUDA_VISIBLE_DEVICES leaves; empty on success,
+// else why not. Its PCI bus id names it to NVML (telemetry) and in the context.
+std::string select_device(int index);
+std::string device_pci_bus_id();
 // A rung of a suite's GPU half: available where a device answers.
 SuiteRung device_rung(std::string name, std::string dtype, std::string summary);
 
@@ -109,5 +117,8 @@ std::vector<std::string> array_cap_notes();
 // Registers the cases with Google Benchmark; `on_first_call` runs once per case before its
 // first call (progress for long runs).
 void register_cases(const std::vector<BenchmarkCase>& cases, const std::function<void(const BenchmarkCase&)>& on_first_call);
+// A GPU case's telemetry as counters: SM clock (min, median), memory clock, peak power and
+// temperature, and the slowdown reasons seen (a bit mask).
+void set_telemetry_counters(benchmark::State& state, const telemetry::Summary& summary);
 
 }  // namespace ladder

@@ -13,30 +13,50 @@ void check(int error, const char* what) {
     throw std::runtime_error(fmt::format("{}: {}", what, cudaGetErrorString(static_cast<cudaError_t>(error))));
 }
 
+namespace {
+int g_device = 0;
+}  // namespace
+
+int device_index() { return g_device; }
+
 const std::string& unavailable_reason() {
   static const std::string reason = [] {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) return fmt::format("cudaGetDeviceCount: {}", cudaGetErrorString(e));
     if (count == 0) return std::string("the CUDA runtime sees no device");
-    e = cudaSetDevice(0);
-    if (e != cudaSuccess) return fmt::format("cudaSetDevice(0): {}", cudaGetErrorString(e));
+    if (g_device >= count)
+      return fmt::format("there is no device {}: the CUDA runtime sees {} (0..{}, after CUDA_VISIBLE_DEVICES)", g_device, count,
+                         count - 1);
+    e = cudaSetDevice(g_device);
+    if (e != cudaSuccess) return fmt::format("cudaSetDevice({}): {}", g_device, cudaGetErrorString(e));
     return std::string();
   }();
   return reason;
 }
 
+std::string select_device(int index) {
+  g_device = index;
+  return unavailable_reason();
+}
+
+std::string pci_bus_id() {
+  if (!unavailable_reason().empty()) return "";
+  char id[32] = {};
+  return cudaDeviceGetPCIBusId(id, sizeof id, g_device) == cudaSuccess ? std::string(id) : "";
+}
+
 int compute_capability() {
   if (!unavailable_reason().empty()) return 0;
   int major = 0, minor = 0;
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
-  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, g_device);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, g_device);
   return major * 10 + minor;
 }
 
 double l2_cache_bytes() {
   int bytes = 0;
-  if (!unavailable_reason().empty() || cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, 0) != cudaSuccess) return 0;
+  if (!unavailable_reason().empty() || cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, g_device) != cudaSuccess) return 0;
   return bytes;
 }
 
@@ -62,13 +82,15 @@ std::vector<std::pair<std::string, std::string>> device_context() {
     ctx.emplace_back("cublas_version", fmt::format("{}.{}.{}", major, minor, patch));
   if (!unavailable_reason().empty()) return ctx;
   cudaDeviceProp p{};
-  cudaGetDeviceProperties(&p, 0);
+  cudaGetDeviceProperties(&p, g_device);
   auto attribute = [](cudaDeviceAttr a) {
     int v = 0;
-    cudaDeviceGetAttribute(&v, a, 0);
+    cudaDeviceGetAttribute(&v, a, g_device);
     return v;
   };
   ctx.emplace_back("gpu_name", p.name);
+  ctx.emplace_back("gpu_device_index", std::to_string(g_device));
+  ctx.emplace_back("gpu_pci_bus_id", pci_bus_id());
   ctx.emplace_back("gpu_compute_capability", fmt::format("{}.{}", p.major, p.minor));
   ctx.emplace_back("gpu_sms", std::to_string(p.multiProcessorCount));
   ctx.emplace_back("gpu_clock_khz", std::to_string(attribute(cudaDevAttrClockRate)));

@@ -13,7 +13,7 @@ class DeviceGemm final : public GemmKernel {
  public:
   DeviceGemm(const GemmOperands& op, DType input, std::function<void(const DeviceOperands&)> launch, std::string label)
       : host_c_(op.c), launch_(std::move(launch)), label_(std::move(label)) {
-    check(cudaSetDevice(0), "cudaSetDevice");
+    check(cudaSetDevice(device_index()), "cudaSetDevice");
     const std::size_t count = static_cast<std::size_t>(op.n) * op.n;
     const std::size_t element = input == DType::f16 || input == DType::bf16 ? 2 : 4;
     const void* host_a = input == DType::f16    ? static_cast<const void*>(op.a_f16)

@@ -8,7 +8,7 @@ import io
 import pathlib
 import re
 
-from .machines import COMMON_SIZE, GPU_COMPUTE_BOUND_SIZE
+from .machines import COMMON_SIZE, GPU_COMPUTE_BOUND_SIZE, throttled
 from .predict import GPU_RUNG
 
 # A step whose measured factor is off its prediction by more than this, either way, says why.
@@ -227,8 +227,8 @@ COLUMNS = ("rung", "what it is", "device · unit", "n", "time (s)", "GFLOP/s", "
            "% of unit peak", "regime", "mechanism", "predicted", "why it differs", "rel error")
 
 
-def cells(row):
-    """The row's cells as text, in COLUMNS order."""
+def cells(row, machine=None):
+    """The row's cells as text, in COLUMNS order (with the machine: a throttled GPU case says so)."""
     ok = row["rate"] is not None
     n = (f"{row['size']} (extrapolated from n = {row['n']})" if row["extrapolated"] else str(row["n"])) if row["n"] else ""
     seconds = row["seconds_at_size"]
@@ -239,7 +239,8 @@ def cells(row):
             f"{row['absolute']:.3g}x" if row["absolute"] else "",
             f"{row['measured']:.3g}x" if row["measured"] else "",
             f"{100 * row['peak_fraction']:.3g}%" if row["peak_fraction"] else "",
-            row["regime"] or "", row["mechanism"],
+            (row["regime"] or "") + (f" ({throttled(machine, row['case'])})" if machine and row["case"] and
+                                      throttled(machine, row["case"]) else ""), row["mechanism"],
             f"{row['predicted']:.3g}x" if row["predicted"] else "",
             row["why"], f"{row['rel_error']:.1e}" if row["rel_error"] is not None else "")
 
@@ -279,19 +280,19 @@ def ladder_markdown(machine):
              f"cores the ratio of the two rungs' measured cuBLAS peaks). Where the measured factor is off by more than "
              f"{MISS_FACTOR:g}x, \"why it differs\" names what the run's own counters and ceilings show. rel error: the "
              "relative L2 error against a double-precision product, what the number format costs.", ""]
-    lines += table_markdown(rows)
+    lines += table_markdown(rows, machine)
     if large:
         lines += ["", f"## The GPU's rungs at n = {GPU_COMPUTE_BOUND_SIZE}", "",
                   "Where a tensor-core GEMM runs long enough to be bound by its arithmetic rather than its launch; "
                   "absolute speedup over the GPU's bottom rung at this size.", ""]
-        lines += table_markdown(large)
+        lines += table_markdown(large, machine)
     return "\n".join(lines) + "\n"
 
 
-def table_markdown(rows):
+def table_markdown(rows, machine=None):
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for r in rows:
-        lines.append("| " + " | ".join(str(v).replace("|", "/") for v in cells(r)) + " |")
+        lines.append("| " + " | ".join(str(v).replace("|", "/") for v in cells(r, machine)) + " |")
     return lines
 
 
@@ -334,7 +335,7 @@ def ladder_html(machine, figure_png=None):
         parts.append(f"<h2>{e(title)}</h2><table><tr>" + "".join(f"<th>{e(c)}</th>" for c in COLUMNS) + "</tr>")
         for r in rows:
             parts.append("<tr>" + "".join(f"<td class='{'num' if col in numeric else 'text'}'>{e(str(v))}</td>"
-                                          for col, v in zip(COLUMNS, cells(r))) + "</tr>")
+                                          for col, v in zip(COLUMNS, cells(r, machine))) + "</tr>")
         parts.append("</table>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

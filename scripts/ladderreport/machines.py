@@ -147,7 +147,8 @@ def load_result_file(path):
         if seconds is not None and b.get("time_unit") in TIME_UNITS and seconds > 0:
             case["seconds"] = seconds * TIME_UNITS[b["time_unit"]]
         for counter in ("flops", "bytes_per_second", "peak_fraction", "roof_fraction", "intensity", "seconds_per_op",
-                        "threads", "bytes", "memory_bytes", "rel_error", "cv", "reorder_seconds"):
+                        "threads", "bytes", "memory_bytes", "rel_error", "cv", "reorder_seconds",
+                        "gpu_slowdown_reasons", "gpu_sm_clock_median_mhz", "gpu_power_max_watts"):
             if counter in b and not isinstance(b[counter], str):
                 number = finite_number(b[counter])
                 if number is None:
@@ -178,6 +179,21 @@ def load_result_file(path):
             m.cases[key]["noisy"] = cv > NOISY_CV
     sort_in_ladder_order(m)
     return m
+
+
+def throttled(machine, case):
+    """"throttled: power cap" where NVML saw the GPU's clocks held down while the case ran; the
+    bits are named by the context's gpu_clock_event_reason_bits. Empty otherwise."""
+    bits = int(case.get("gpu_slowdown_reasons") or 0)
+    if not bits:
+        return ""
+    names = {}
+    for entry in str(machine.context.get("gpu_clock_event_reason_bits", "")).split(","):
+        bit, _, name = entry.strip().partition(" ")
+        if bit.isdigit():
+            names[int(bit)] = name
+    reasons = [name for bit, name in sorted(names.items()) if bits & bit] or [f"reasons 0x{bits:x}"]
+    return "throttled: " + ", ".join(reasons)
 
 
 def regime_codes(context):

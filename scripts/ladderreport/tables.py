@@ -3,7 +3,7 @@ import base64
 import csv
 import html
 from .ladder import case_for, ladder_rows, on_gpu
-from .machines import COMMON_SIZE, ROOT
+from .machines import COMMON_SIZE, ROOT, throttled
 from .predict import gemm_bound, overhead_floor, predict_gemm, predict_stream
 
 
@@ -77,6 +77,7 @@ def build_tables(measured, specs):
                     continue
                 pct = f" · {100 * c['peak_fraction']:.0f}% of peak" if c.get("peak_fraction") else ""
                 noisy = f" · noisy (CV {100 * c['cv']:.0f}%)" if c.get("noisy") else ""
+                noisy += f" · {throttled(m, c)}" if throttled(m, c) else ""
                 row.append({"text": f"{fmt_rate(c['flops'], 'FLOP/s')}{pct} (n={c['size']}){noisy}", "predicted": False,
                             "value": c["flops"]})
             else:

@@ -363,6 +363,7 @@ BenchmarkCase gemm_case(const GemmCase& g, const Ceilings* ceilings) {
   BenchmarkCase c;
   c.name = g.name;
   c.timing = g.rung->self_timed ? Timing::manual : Timing::wall;
+  c.on_device = g.rung->threading == Threading::device;
   c.memory_bytes = gemm_case_bytes(g.n);
   c.shared_memory_key = fmt::format("gemm inputs n={}", g.n);
   c.shared_memory_bytes = gemm_inputs_bytes(g.n);

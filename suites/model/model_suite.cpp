@@ -268,6 +268,7 @@ BenchmarkCase model_case(std::string name, const model::Backend& b, const model:
   BenchmarkCase bc;
   bc.name = std::move(name);
   const double footprint = backend_footprint_bytes(b, c);
+  bc.on_device = b.threading == Threading::device;
   if (b.threading == Threading::device) {
     bc.device_memory_bytes = footprint;
     bc.memory_bytes = 4.0 * (2.0 * c.channels * c.tokens() + 4.0 * c.tokens());  // inputs and outputs on the host

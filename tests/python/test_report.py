@@ -454,3 +454,21 @@ def test_a_ladder_run_completes_the_machines_newest_other_run(tmp_path):
     full = report.load_machines([tmp_path / "full.json"])[0][0]
     assert m.cases[key]["flops"] == pytest.approx(2 * full.cases[key]["flops"])  # the ladder run's figure where both ran
     assert m.context["profile"] == "ladder" and len(m.order) == len(set(m.order))
+
+
+def test_a_gpu_case_that_ran_throttled_is_marked(tmp_path, capsys):
+    parts = []
+    for p in GPU_PARTS:
+        doc = json.loads(p.read_text())
+        doc["context"]["gpu_clock_event_reason_bits"] = "1 idle, 2 applications clocks setting, 4 power cap"
+        for b in doc["benchmarks"]:
+            if b["run_name"].startswith("gemm/cublas/f32/"):
+                b["gpu_slowdown_reasons"] = 4
+        (tmp_path / p.name).write_text(json.dumps(doc))
+        parts.append(tmp_path / p.name)
+    machines, _ = report.load_machines(parts)
+    assert "compute (throttled: power cap)" in report.ladder_markdown(machines[0])
+    tables = report.build_tables(machines, [])
+    rows, _, cells = tables["gemm"]
+    assert any("throttled: power cap" in c["text"] for c in cells[rows.index("cublas (f32)")])
+    assert not any("throttled" in c["text"] for c in cells[rows.index("cublas-f16 (f16)")])
