@@ -166,8 +166,7 @@ def load_result_file(path):
                 ops.setdefault(op, {})[what] = number
         if ops:  # a model case: its configuration and the time of a pass (its operations' median seconds)
             case["ops"] = ops
-            config = re.match(r"config (.+?) \(", case["label"])
-            case["config"] = config.group(1) if config else None
+            case["config"] = model_config_name(m.context, b, case["label"])
             case["pass_seconds"] = sum(o.get("seconds", 0) for o in ops.values())
         case["regime"] = regime_of(b, case["label"], regime_names)
         if key not in m.cases:
@@ -194,6 +193,22 @@ def throttled(machine, case):
             names[int(bit)] = name
     reasons = [name for bit, name in sorted(names.items()) if bits & bit] or [f"reasons 0x{bits:x}"]
     return "throttled: " + ", ".join(reasons)
+
+
+CONFIG_COUNTERS = ("config_height", "config_width", "config_channels", "config_layers", "config_heads")
+
+
+def model_config_name(context, benchmark, label):
+    """A model case's configuration: from its config_* counters, named by the context's
+    model_config/<name> ("custom" where none matches); files written before the counters say
+    it only in the label ("config small (…")."""
+    shape = [finite_number(benchmark.get(key)) for key in CONFIG_COUNTERS]
+    if all(v is not None for v in shape):
+        text = " ".join(str(int(v)) for v in shape)
+        return next((key.split("/", 1)[1] for key, value in context.items()
+                     if key.startswith("model_config/") and str(value) == text), "custom")
+    found = re.match(r"config (.+?) \(", label)
+    return found.group(1) if found else None
 
 
 def regime_codes(context):

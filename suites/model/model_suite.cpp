@@ -155,6 +155,12 @@ std::vector<std::pair<std::string, std::string>> model_memory_context() {
                                  large.layers, large.heads));
   // Which element-wise kernels the cpu backends run here (the CPU's widest under LADDER_MAX_ISA).
   ctx.emplace_back("model_cpu_elementwise_isa", std::string(isa_name(widest_vector_isa())));
+  // The standard configurations by their counters (config_height … config_heads), so that a
+  // report names a case's configuration without reading its label.
+  for (const auto& name : config_names()) {
+    const Config c = *named_config(name);
+    ctx.emplace_back("model_config/" + name, fmt::format("{} {} {} {} {}", c.height, c.width, c.channels, c.layers, c.heads));
+  }
   return ctx;
 }
 
@@ -251,6 +257,12 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
   state.counters["flops"] = Counter(total_flops, Counter::kIsIterationInvariantRate);
   state.counters["bytes"] = total_bytes;
   state.counters["tokens"] = static_cast<double>(c.tokens());
+  // The configuration as data (the context's model_config/<name> names the standard ones).
+  state.counters["config_height"] = static_cast<double>(c.height);
+  state.counters["config_width"] = static_cast<double>(c.width);
+  state.counters["config_channels"] = static_cast<double>(c.channels);
+  state.counters["config_layers"] = static_cast<double>(c.layers);
+  state.counters["config_heads"] = static_cast<double>(c.heads);
   state.counters["memory_bytes"] = pass.allocated_bytes();
   state.counters["threads"] = b.threading == Threading::all_cores ? omp_get_max_threads() : 1;
   const std::string gemms = pass.gemm_implementation();

@@ -472,3 +472,12 @@ def test_a_gpu_case_that_ran_throttled_is_marked(tmp_path, capsys):
     rows, _, cells = tables["gemm"]
     assert any("throttled: power cap" in c["text"] for c in cells[rows.index("cublas (f32)")])
     assert not any("throttled" in c["text"] for c in cells[rows.index("cublas-f16 (f16)")])
+
+
+def test_a_model_cases_configuration_is_read_from_its_counters_and_from_the_label_only_in_older_files():
+    from ladderreport.machines import model_config_name
+    context = {"model_config/small": "16 16 64 2 4", "model_config/tiny": "4 5 12 2 2"}
+    small = {"config_height": 16, "config_width": 16, "config_channels": 64, "config_layers": 2, "config_heads": 4}
+    assert model_config_name(context, small, "config tiny (…") == "small"  # the counters win over the label
+    assert model_config_name(context, {**small, "config_heads": 8}, "") == "custom"
+    assert model_config_name({}, {}, "config medium (32x32, C=128, 4 layers, 8 heads); …") == "medium"
