@@ -93,6 +93,8 @@ def cmd_ladder(args):
     for m in measured:
         # m.id is a safe slug (load_result_file): the report stays inside results/.
         out = pathlib.Path(args.out) if args.out else RESULTS / safe_slug(m.id) / "ladder.md"
+        if args.out and len(measured) > 1:  # one file a machine: --out's name with the machine's id
+            out = out.with_name(f"{out.stem}-{safe_slug(m.id)}{out.suffix}")
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(ladder_markdown(m), encoding="utf-8")
         out.with_suffix(".csv").write_text(ladder_csv(m), encoding="utf-8")

@@ -55,8 +55,10 @@ CREATE INDEX cases_by_name ON cases(name);
 CREATE INDEX counters_by_name ON counters(name);
 """
 
+# Google Benchmark's own fields. "threads" is not among them: ladderbench's counter of that name
+# (the threads a case ran on) follows Google Benchmark's field in the file, and a reader keeps it.
 SKIP = {"name", "run_name", "run_type", "aggregate_name", "aggregate_unit", "repetitions", "repetition_index",
-        "threads", "iterations", "real_time", "cpu_time", "time_unit", "label", "error_occurred", "error_message",
+        "iterations", "real_time", "cpu_time", "time_unit", "label", "error_occurred", "error_message",
         "skipped", "skip_message", "family_index", "per_family_instance_index"}
 
 
@@ -94,6 +96,41 @@ def insert_file(db, path):
                     if k not in SKIP and not isinstance(v, (str, bool)) and finite(v) is not None]
         db.executemany("INSERT OR REPLACE INTO counters VALUES (?, ?, ?)", counters)
     return True
+
+
+def docs_from_database(path):
+    """[(file, document)]: each run of a database written by build_database, as the Google Benchmark
+    document it was read from (its context, and every repetition and aggregate with its counters),
+    so that every report reads a database as it reads the files."""
+    try:
+        db = sqlite3.connect(f"file:{pathlib.Path(path).resolve()}?mode=ro", uri=True)
+        runs = db.execute("SELECT run_id, file FROM runs ORDER BY run_id").fetchall()
+    except sqlite3.Error as e:
+        warn(f"skipping {path}: not a ladderbench results database ({e})")
+        return []
+    docs = []
+    for run_id, file in runs:
+        context = {}
+        for key, value in db.execute("SELECT key, value FROM context WHERE run_id = ?", (run_id,)):
+            # Structured values (caches, load_avg) were stored as JSON; every other value as text.
+            context[key] = json.loads(value) if value and value[:1] in "[{" else value
+        benchmarks = []
+        rows = db.execute("SELECT case_id, name, run_type, aggregate_name, repetition_index, seconds, iterations, label, "
+                          "error FROM cases WHERE run_id = ? ORDER BY case_id", (run_id,)).fetchall()
+        for case_id, name, run_type, aggregate, repetition, seconds, iterations, label, error in rows:
+            b = {"name": name, "run_name": name, "run_type": run_type, "real_time": seconds, "time_unit": "s",
+                 "iterations": iterations, "label": label or ""}
+            if aggregate:
+                b["aggregate_name"] = aggregate
+            if repetition is not None:
+                b["repetition_index"] = repetition
+            if error:
+                b.update(error_occurred=True, error_message=error)
+            b.update(db.execute("SELECT name, value FROM counters WHERE case_id = ?", (case_id,)).fetchall())
+            benchmarks.append(b)
+        docs.append((file, {"context": context, "benchmarks": benchmarks}))
+    db.close()
+    return docs
 
 
 def build_database(paths, out):

@@ -99,8 +99,9 @@ def clean_context(path, context):
     return clean
 
 
-def load_result_file(path):
-    doc = read_result_doc(path)
+def load_result_file(path, doc=None):
+    """A measured machine from a result file, or from its document as a database holds it."""
+    doc = read_result_doc(path) if doc is None else doc
     if doc is None:
         return None
     context = clean_context(path, doc["context"])
@@ -274,10 +275,13 @@ def load_spec(path):
 
 def load_machines(paths):
     """Measured machines (newest run per machine, its parts merged) and spec sheets, from files and folders."""
-    files = []
+    files, documents = [], []  # documents: (file, document) from a database (report.py db)
     for p in [pathlib.Path(p) for p in (paths or [RESULTS])]:
         if p.is_dir():
             files += sorted(q for q in p.rglob("*.json"))
+        elif p.suffix in (".sqlite", ".db") and p.exists():
+            from .db import docs_from_database
+            documents += docs_from_database(p)
         elif p.exists():
             files.append(p)
         else:
@@ -286,13 +290,13 @@ def load_machines(paths):
     # run times the GEMM ladder alone, so it completes the machine's newest other run (its GEMM
     # cases replacing those of the same name) rather than hiding that run's other suites.
     runs, specs = {}, {}
-    for f in files:
-        if f.parent.name == "specs":
+    for f, doc in [(f, None) for f in files] + documents:
+        if doc is None and f.parent.name == "specs":
             m = load_spec(f)
             if m:
                 specs[m.id] = m
             continue
-        m = load_result_file(f)
+        m = load_result_file(f, doc)
         if not m:
             continue
         kind = "ladder" if m.context.get("profile") == "ladder" else "other"

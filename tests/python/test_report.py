@@ -481,3 +481,17 @@ def test_a_model_cases_configuration_is_read_from_its_counters_and_from_the_labe
     assert model_config_name(context, small, "config tiny (…") == "small"  # the counters win over the label
     assert model_config_name(context, {**small, "config_heads": 8}, "") == "custom"
     assert model_config_name({}, {}, "config medium (32x32, C=128, 4 layers, 8 heads); …") == "medium"
+
+
+def test_tables_and_ladders_from_the_database_are_those_from_the_files(tmp_path, capsys):
+    assert report.main(["db", "--out", str(tmp_path / "all.sqlite")]) == 0
+    for source, folder in ((str(tmp_path / "all.sqlite"), "db"), (str(ROOT / "results"), "files")):
+        args = ["tables", source, "--out", str(tmp_path / folder), "--no-plots"]
+        if folder == "db":
+            args.insert(2, str(ROOT / "results" / "specs"))
+        assert report.main(args) == 0
+        assert report.main(["ladder", source, "--out", str(tmp_path / folder / "ladder.md"), "--no-plots"]) == 0
+    capsys.readouterr()
+    for name in ["tables.md", "tables.csv"] + [p.name for p in (tmp_path / "files").glob("ladder-*.md")]:
+        assert (tmp_path / "db" / name).read_text() == (tmp_path / "files" / name).read_text(), name
+    assert len(list((tmp_path / "db").glob("ladder-*.md"))) == 3  # --out with several machines: one file each
