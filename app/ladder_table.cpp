@@ -89,8 +89,10 @@ std::string format_factor(double factor) {
 }  // namespace
 
 void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
-  runs_.insert(runs_.end(), runs.begin(), runs.end());
-  ConsoleReporter::ReportRuns(runs);
+  std::vector<Run> named = runs;
+  for (Run& run : named) run.run_name.repetitions.clear();  // a round's "/repeats:N" is no part of the case's name
+  runs_.insert(runs_.end(), named.begin(), named.end());
+  ConsoleReporter::ReportRuns(named);
 }
 
 std::vector<LadderRow> ladder_rows(const Registry& registry, const std::vector<benchmark::BenchmarkReporter::Run>& runs,

@@ -41,11 +41,20 @@ std::string min_time_flag(std::string value, std::string_view version);
 // Passes every run to the console reporter and keeps a copy for the ladder table.
 class CollectingReporter : public benchmark::ConsoleReporter {
  public:
+  // The machine's context once, however many rounds the run takes.
+  bool ReportContext(const Context& context) override {
+    if (context_printed_) return true;
+    context_printed_ = true;
+    return ConsoleReporter::ReportContext(context);
+  }
   void ReportRuns(const std::vector<Run>& runs) override;
   const std::vector<Run>& runs() const { return runs_; }
+  // After adaptive rounds: the repetitions of every round and the statistics over all of them.
+  void replace_runs(std::vector<Run> runs) { runs_ = std::move(runs); }
 
  private:
   std::vector<Run> runs_;
+  bool context_printed_ = false;
 };
 
 struct LadderRow {

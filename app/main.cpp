@@ -4,6 +4,8 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -17,6 +19,7 @@
 #include "core/registry.hpp"
 #include "ladder_table.hpp"
 #include "options.hpp"
+#include "repetitions.hpp"
 #include "results_file.hpp"
 #include "selection.hpp"
 #include "startup.hpp"
@@ -30,12 +33,11 @@ using namespace ladder;
 void initialize_benchmark(Options& opt) {
   if (!opt.user_min_time)
     opt.benchmark_args.push_back(min_time_flag(opt.profile == "quick" ? "0.2" : "0.5", LADDER_BENCHMARK_VERSION));
-  // Shared machines are noisy: the full and ladder profiles repeat each case, in random order across cases
-  // (so that a noisy spell hits both sides of a ratio alike), and the tables use medians.
-  if (!opt.user_repetitions && (opt.profile == "full" || opt.profile == "ladder") && !opt.sizes) {
-    opt.benchmark_args.push_back("--benchmark_repetitions=3");
-    opt.benchmark_args.push_back("--benchmark_enable_random_interleaving=true");
-  }
+  // Shared machines are noisy: the full and ladder profiles repeat each case adaptively
+  // (repetitions.hpp), in random order across cases (so that a noisy spell hits both sides of a
+  // ratio alike), and the tables use medians.
+  if (!opt.user_repetitions && (opt.profile == "full" || opt.profile == "ladder") && !opt.sizes) opt.adaptive = true;
+  if (opt.adaptive) opt.benchmark_args.push_back("--benchmark_enable_random_interleaving=true");
   // The results file is ours to write (results_file.hpp); Google Benchmark's own goes nowhere.
   if (opt.out_path) opt.benchmark_args.push_back("--benchmark_out=/dev/null");
   std::vector<char*> bench_argv;
@@ -61,6 +63,31 @@ int commit_results(ResultsFile* results, const Options& opt, const NoiseReport& 
   }
   std::fprintf(stderr, "ladderbench: results written to %s\n", opt.out_path.value_or("").c_str());
   return 0;
+}
+
+// Adaptive repetitions after the first round: the cases whose repetitions still spread more than
+// the target run again, a few more repetitions each round, while the budget lasts; then the
+// statistics over every round replace each round's own, in the file and in the console's tables.
+void run_more_rounds(const std::vector<BenchmarkCase>& cases, const RepetitionPolicy& policy,
+                     std::chrono::steady_clock::duration first_round, CollectingReporter& reporter, ResultsFile* results) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(first_round * policy.budget_share);
+  for (int round = 2; std::chrono::steady_clock::now() < deadline; ++round) {
+    const std::vector<std::string> noisy = cases_needing_more(reporter.runs(), policy);
+    std::vector<BenchmarkCase> again;
+    for (const BenchmarkCase& c : cases)
+      if (std::find(noisy.begin(), noisy.end(), c.name) != noisy.end()) again.push_back(c);
+    if (again.empty()) break;
+    std::fprintf(stderr, "ladderbench: round %d: %zu case(s) spread more than %.0f%%; %d more repetitions each\n", round,
+                 again.size(), 100 * policy.target_cv, policy.step);
+    register_cases(again, nullptr, policy.step);
+    benchmark::RunSpecifiedBenchmarks(&reporter, results);
+  }
+  std::vector<benchmark::BenchmarkReporter::Run> runs = renumbered_repetitions(reporter.runs());
+  const auto aggregates = merged_aggregates(runs);
+  runs.insert(runs.end(), aggregates.begin(), aggregates.end());
+  reporter.replace_runs(std::move(runs));
+  if (results) results->report_merged_aggregates(aggregates);
 }
 
 int run(int argc, char** argv) {
@@ -122,11 +149,23 @@ int run(int argc, char** argv) {
   for (const auto& note : array_cap_notes()) benchmark::AddCustomContext("array_size_capped", note);
   int started = 0;
   const int total = static_cast<int>(cases.size());
-  register_cases(cases, [&started, total](const BenchmarkCase& c) {
-    std::fprintf(stderr, "[%d/%d] %s: verifying and timing\n", ++started, total, c.name.c_str());
-  });
+  RepetitionPolicy policy;
+  if (opt.adaptive_cv) policy.target_cv = *opt.adaptive_cv;
+  if (opt.adaptive) {
+    benchmark::AddCustomContext("repetitions", policy.describe());
+    if (results) results->merge_rounds();
+  }
+  register_cases(
+      cases,
+      [&started, total](const BenchmarkCase& c) {
+        std::fprintf(stderr, "[%d/%d] %s: verifying and timing\n", ++started, total, c.name.c_str());
+      },
+      opt.adaptive ? policy.floor : 0);
   CollectingReporter reporter;
+  const auto first_round_start = std::chrono::steady_clock::now();
   benchmark::RunSpecifiedBenchmarks(&reporter, results.get());
+  if (opt.adaptive && !opt.list_tests)
+    run_more_rounds(cases, policy, std::chrono::steady_clock::now() - first_round_start, reporter, results.get());
   benchmark::Shutdown();
   if (opt.list_tests) return 0;
 

@@ -29,13 +29,18 @@ const char* const kHelpOptions = R"(                    With a GPU, stream, roof
   --model H,W,C,L,N the model suite at this configuration (L layers, N heads) instead of the
                     profile's named ones (tiny, small, medium, large)
   --profile NAME    quick: every rung at n=1024 and 2048, once (about five minutes on 2 cores);
-                    full (the default): n=64..4096, each case 3 times in random order across
-                    cases (medians in the table);
+                    full (the default): n=64..4096, each case repeated adaptively (--adaptive)
+                    in random order across cases (medians in the table);
                     ladder: the whole GEMM ladder at one common size, n=4096 (GPU rungs also
-                    at 8192), slow rungs at their caps, 3 times each; the gemm suite only
+                    at 8192), slow rungs at their caps, repeated adaptively; the gemm suite only
                     unless --suite names others (about 3 minutes on 2 cores);
                     smoke: every case at tiny sizes, for tests (its figures mean nothing)
   --no-cap          also run slow rungs (python, boxed, naive, interchange) above their size cap
+  --adaptive        repeat each case at least 4 times, then more (4 a round, up to 16) while its
+                    repetitions spread more than 3% (coefficient of variation) and the extra
+                    rounds have taken under a quarter of the first round's time; the default of
+                    the full and ladder profiles (unless --benchmark_repetitions or --sizes)
+  --adaptive-cv X   --adaptive with another target than 3%, as a fraction (0.01 is 1%)
   --device N        the GPU to run on, among those CUDA_VISIBLE_DEVICES leaves (default 0); its
                     index, PCI bus id and UUID go into the context
   --list            list every rung with "available" or "unavailable: <reason>", then exit
@@ -52,7 +57,7 @@ Google Benchmark's flags pass through, among them:
                                 or whose write fails, leaves FILE as it was
   --benchmark_out_format=json   json (default for --benchmark_out), csv or console
   --benchmark_repetitions=N     repeat each case N times and report mean/median/stddev/cv
-                                (default: 3 in the full profile, 1 otherwise)
+                                (default: 1; the full and ladder profiles: --adaptive)
   --benchmark_min_time=SECONDS  minimum time per case (default: 0.2 quick, 0.5 full)
 
 Cases are named suite/rung/dtype/size (Google Benchmark appends /real_time or /manual_time
@@ -172,6 +177,16 @@ Options parse_options(int argc, char** argv) {
       std::vector<std::int64_t> sizes;
       for (auto& s : split(take_value(), ',')) sizes.push_back(parse_size(s));
       o.sizes = sizes;
+    } else if (name == "--adaptive") {
+      o.adaptive = true;
+    } else if (name == "--adaptive-cv") {
+      const std::string value = take_value();
+      char* end = nullptr;
+      const double cv = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !(cv >= 0 && cv < 1))
+        usage_error(fmt::format("--adaptive-cv '{}' is not a fraction from 0 up to 1 (0.03 is 3%)", value));
+      o.adaptive_cv = cv;
+      o.adaptive = true;
     } else if (name == "--device") {
       const std::string value = take_value();
       if (value == "all") usage_error("--device all is not built yet: run once per device, --device 0, --device 1, ...");
@@ -211,6 +226,8 @@ Options parse_options(int argc, char** argv) {
       usage_error(fmt::format("unknown option '{}'", arg));
     }
   }
+  if (o.adaptive && o.user_repetitions)
+    usage_error("--adaptive chooses the repetitions itself; leave out --benchmark_repetitions, or --adaptive");
   // The ladder profile is the GEMM ladder's table; the other suites come only when asked for.
   if (o.profile == "ladder" && o.suites.empty()) o.suites.insert(std::string(kGemmSuite));
   return o;

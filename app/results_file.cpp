@@ -1,5 +1,7 @@
 #include "results_file.hpp"
 
+#include "repetitions.hpp"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
@@ -188,6 +190,8 @@ ResultsFile::~ResultsFile() {
 }
 
 bool ResultsFile::ReportContext(const Context& context) {
+  if (context_reported_) return true;
+  context_reported_ = true;
   const bool ok = inner_->ReportContext(context);
   append_new_output();
   g_interrupt.has_context = 1;
@@ -195,12 +199,31 @@ bool ResultsFile::ReportContext(const Context& context) {
 }
 
 void ResultsFile::ReportRuns(const std::vector<Run>& runs) {
-  inner_->ReportRuns(runs);
-  runs_reported_ += static_cast<int>(runs.size());
+  if (!merge_rounds_) {
+    inner_->ReportRuns(runs);
+    runs_reported_ += static_cast<int>(runs.size());
+    append_new_output();
+    return;
+  }
+  std::vector<Run> repetitions;
+  for (const Run& run : runs) {
+    if (run.run_type == Run::RT_Aggregate) continue;
+    repetitions.push_back(run);
+    drop_repeats_from_name(repetitions.back());
+    repetitions.back().repetition_index = repetitions_seen_[repetitions.back().benchmark_name()]++;
+  }
+  if (repetitions.empty()) return;
+  inner_->ReportRuns(repetitions);
+  runs_reported_ += static_cast<int>(repetitions.size());
   append_new_output();
 }
 
-void ResultsFile::Finalize() { inner_->Finalize(); }
+void ResultsFile::report_merged_aggregates(const std::vector<Run>& aggregates) {
+  if (aggregates.empty()) return;
+  inner_->ReportRuns(aggregates);
+  runs_reported_ += static_cast<int>(aggregates.size());
+  append_new_output();
+}
 
 // Each case's figures go to disk as soon as they exist; the interrupt signals wait while a piece
 // is written, so that the file is always whole pieces.
@@ -229,6 +252,7 @@ void ResultsFile::discard() {
 }
 
 std::string ResultsFile::commit(const std::vector<std::pair<std::string, std::string>>& late_context) {
+  inner_->Finalize();
   text_ += buffer_.str();  // what Finalize wrote
   buffer_.str("");
   std::string text = text_;

@@ -10,6 +10,7 @@
 #pragma once
 #include <benchmark/benchmark.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -30,9 +31,16 @@ class ResultsFile : public benchmark::BenchmarkReporter {
   ResultsFile(std::string path, ResultsFormat format);
   ~ResultsFile() override;
 
+  // A run may take several rounds (adaptive repetitions), each one Google Benchmark run: the file
+  // gets the first round's context, every round's runs, and its closing only at commit().
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& runs) override;
-  void Finalize() override;
+  void Finalize() override {}
+
+  // Adaptive repetitions: Google Benchmark's statistics of each round are left out, each
+  // repetition is numbered across rounds, and the statistics over all rounds come at the end.
+  void merge_rounds() { merge_rounds_ = true; }
+  void report_merged_aggregates(const std::vector<Run>& aggregates);
 
   // Runs that reached the file (repetitions and aggregates included).
   int runs_reported() const { return runs_reported_; }
@@ -56,6 +64,9 @@ class ResultsFile : public benchmark::BenchmarkReporter {
   std::ostringstream buffer_;  // the reporter's output not yet taken
   std::string text_;           // everything the reporter wrote so far
   int partial_fd_ = -1;
+  bool context_reported_ = false;
+  bool merge_rounds_ = false;
+  std::map<std::string, int64_t> repetitions_seen_;
   bool partial_failed_ = false;
   int runs_reported_ = 0;
 };

@@ -86,7 +86,9 @@ void set_telemetry_counters(benchmark::State& state, const telemetry::Summary& s
   state.counters["gpu_slowdown_reasons"] = static_cast<double>(s.slowdown_reasons);
 }
 
-void register_cases(const std::vector<BenchmarkCase>& cases, const std::function<void(const BenchmarkCase&)>& on_first_call) {
+void register_cases(const std::vector<BenchmarkCase>& cases, const std::function<void(const BenchmarkCase&)>& on_first_call,
+                    int repetitions) {
+  benchmark::ClearRegisteredBenchmarks();
   for (const BenchmarkCase& c : cases) {
     auto started = std::make_shared<bool>(false);
     auto* b = benchmark::RegisterBenchmark(c.name.c_str(), [c, started, on_first_call](benchmark::State& state) {
@@ -113,6 +115,7 @@ void register_cases(const std::vector<BenchmarkCase>& cases, const std::function
       b->UseRealTime();
     }
     b->Unit(benchmark::kMillisecond);
+    if (repetitions > 0) b->Repetitions(repetitions);
   }
 }
 

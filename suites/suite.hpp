@@ -116,7 +116,10 @@ std::vector<std::string> array_cap_notes();
 
 // Registers the cases with Google Benchmark; `on_first_call` runs once per case before its
 // first call (progress for long runs).
-void register_cases(const std::vector<BenchmarkCase>& cases, const std::function<void(const BenchmarkCase&)>& on_first_call);
+// Registers the cases with Google Benchmark (after clearing what an earlier round registered);
+// `repetitions` > 0 sets each case's repetitions, 0 leaves them to --benchmark_repetitions.
+void register_cases(const std::vector<BenchmarkCase>& cases, const std::function<void(const BenchmarkCase&)>& on_first_call,
+                    int repetitions = 0);
 // A GPU case's telemetry as counters: SM clock (min, median), memory clock, peak power and
 // temperature, and the slowdown reasons seen (a bit mask).
 void set_telemetry_counters(benchmark::State& state, const telemetry::Summary& summary);

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -209,6 +210,45 @@ TEST_F(TrustCli, OversubscribedThreadsAreNamed) {
   ASSERT_FALSE(doc.is_discarded());
   EXPECT_EQ(doc["context"]["noise_verdict"], "noisy");
   EXPECT_NE(doc["context"]["noise_reasons"].get<std::string>().find("oversubscribed"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// Adaptive repetitions: however many rounds ran, the file holds each case under its own name,
+// every repetition numbered once, and one set of statistics over all of them.
+TEST_F(TrustCli, AdaptiveRoundsLeaveOneCaseNameAndStatisticsOverEveryRepetition) {
+  // A target no case meets: every case gets at least one more round.
+  const Result run =
+      shell(fmt::format("{} --profile smoke --suite gemm --rungs naive,autovec --adaptive-cv 0 "
+                        "--benchmark_min_time=0.001 --benchmark_out='{}'",
+                        exe(), out_.string()));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("round 2: 4 case(s)"), std::string::npos) << run.output;
+  const auto doc = nlohmann::json::parse(content(), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  EXPECT_NE(doc["context"]["repetitions"].get<std::string>().find("adaptive"), std::string::npos);
+  std::map<std::string, std::vector<int>> indices;
+  std::map<std::string, std::map<std::string, int>> aggregates;  // case → aggregate → repetitions
+  for (const auto& b : doc["benchmarks"]) {
+    const std::string name = b["run_name"];
+    EXPECT_EQ(name.find("repeats:"), std::string::npos) << name;
+    if (b["run_type"] == "iteration")
+      indices[name].push_back(b["repetition_index"].get<int>());
+    else
+      aggregates[name][b["aggregate_name"]] = b["repetitions"].get<int>();
+  }
+  ASSERT_EQ(indices.size(), 4u);  // naive and autovec at n = 8 and 33
+  for (auto& [name, seen] : indices) {
+    std::sort(seen.begin(), seen.end());
+    EXPECT_GE(seen.size(), 8u) << name;  // the floor, and at least one more round
+    for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], static_cast<int>(i)) << name;
+    ASSERT_EQ(aggregates[name].size(), 4u) << name;  // mean, median, stddev, cv: once
+    for (const auto& [aggregate, repetitions] : aggregates[name])
+      EXPECT_EQ(repetitions, static_cast<int>(seen.size())) << name << " " << aggregate;
+  }
+  EXPECT_TRUE(leftovers().empty());
 }
 
 }  // namespace
