@@ -39,8 +39,9 @@ TEST(Registry, HoldsTheLadderInOrder) {
   EXPECT_EQ(std::find(names.begin(), names.end(), "onednn-bf16") - amx, 1) << "onednn-bf16 follows amx";
 #endif
 #ifdef LADDER_HAVE_CUDA
-  std::vector<std::string> gpu = {"cuda-naive",  "cuda-tiled", "cuda-regtile", "cublas",
-                                  "cublas-tf32", "cublas-f16", "cublas-bf16"};
+  // PyTorch's rungs on the GPU beside cuBLAS called directly, in the same number format.
+  std::vector<std::string> gpu = {"cuda-naive",  "cuda-tiled",      "cuda-regtile", "cublas",     "torch-cuda",
+                                  "cublas-tf32", "torch-cuda-tf32", "cublas-f16",   "cublas-bf16"};
   EXPECT_EQ(std::vector<std::string>(names.end() - gpu.size(), names.end()), gpu);
 #endif
 }
@@ -99,9 +100,10 @@ TEST(Registry, OptionalRungsAreWhatTheirBackendsRegister) {
       EXPECT_EQ(b->unavailable_reason() == not_built_reason(o.backend), !backend_built(o.backend)) << o.name;
     }
   }
-  // Every GPU rung and every library rung is in the table.
+  // Every GPU rung of the CUDA backend and every library rung is in the table (PyTorch's GPU rungs
+  // need PyTorch with CUDA at run time, not the CUDA backend).
   for (const auto& r : registry().gemm)
-    if (r.threading == Threading::device || r.mechanism == "tuned library")
+    if ((r.threading == Threading::device && r.mechanism != "Python library call") || r.mechanism == "tuned library")
       EXPECT_TRUE(optional_gemm.count(r.name)) << r.name << " is missing from optional_rungs()";
   EXPECT_NE(not_built_reason(OptionalBackend::cuda).find("LADDER_WITH_CUDA"), std::string::npos);
 }

@@ -4,7 +4,8 @@
 #   run       one C = A·B, timed; prints the seconds
 #   output    writes C to the output file (float32, row-major); prints "ok"
 #   poison    fills C with NaN (so that a call that skips its work shows); prints "ok"
-# Usage: library_matmul.py LIBRARY n a.bin b.bin c.bin, LIBRARY one of numpy, torch.
+# Usage: library_matmul.py LIBRARY n a.bin b.bin c.bin, LIBRARY one of numpy, torch, torch-cuda,
+# torch-cuda-tf32.
 # It prints one line first: "ready <what ran: library, version, BLAS and threads>", or
 # "unavailable <why>" and exits.
 import os
@@ -38,7 +39,10 @@ def numpy_kernel(np, a, b):
             threads = f", BLAS {loaded_blas()}"
         return f"NumPy {np.__version__}{threads}"
 
-    return run, (lambda: c), describe
+    def poison():
+        c[...] = float("nan")
+
+    return run, (lambda: c), poison, describe
 
 
 def torch_kernel(np, a, b):
@@ -52,7 +56,28 @@ def torch_kernel(np, a, b):
     def describe():
         return f"PyTorch {torch.__version__} CPU, {torch.get_num_threads()} threads"
 
-    return run, (lambda: tc.numpy()), describe
+    return run, (lambda: tc.numpy()), (lambda: tc.fill_(float("nan"))), describe
+
+
+def torch_cuda_kernel(np, a, b, tf32):
+    """torch.matmul on the GPU, f32 in and out; TF32 tensor cores only where asked for. A call is
+    timed as a user's is: the call from Python, the library's dispatch and the kernel, up to a
+    torch.cuda.synchronize() (the kernels run asynchronously otherwise)."""
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+    ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+    tc = torch.empty_like(ta)
+
+    def run():
+        torch.matmul(ta, tb, out=tc)
+        torch.cuda.synchronize()
+
+    def describe():
+        return (f"PyTorch {torch.__version__} CUDA {torch.version.cuda} on {torch.cuda.get_device_name()}, "
+                f"TF32 {'on' if tf32 else 'off'}, timed to torch.cuda.synchronize()")
+
+    return run, (lambda: tc.cpu().numpy()), (lambda: tc.fill_(float("nan"))), describe
 
 
 def main():
@@ -60,10 +85,14 @@ def main():
     a_path, b_path, c_path = sys.argv[3:6]
     try:
         import numpy as np
-        make = {"numpy": numpy_kernel, "torch": torch_kernel}[library]
+        make = {"numpy": numpy_kernel, "torch": torch_kernel,
+                "torch-cuda": lambda np, a, b: torch_cuda_kernel(np, a, b, False),
+                "torch-cuda-tf32": lambda np, a, b: torch_cuda_kernel(np, a, b, True)}[library]
         a = np.fromfile(a_path, dtype=np.float32).reshape(n, n)
         b = np.fromfile(b_path, dtype=np.float32).reshape(n, n)
-        run, output, describe = make(np, a, b)
+        # poison: NaN into the array the library writes (on the GPU for the CUDA kernels), so that
+        # a call that skips its work shows.
+        run, output, poison, describe = make(np, a, b)
     except Exception as e:  # an import that fails is the rung's reason to be unavailable
         print(f"unavailable {library}: {e.__class__.__name__}: {e}".replace("\n", " "), flush=True)
         return
@@ -78,7 +107,7 @@ def main():
             output().astype(np.float32).tofile(c_path)
             print("ok", flush=True)
         elif command == "poison":
-            output()[...] = float("nan")
+            poison()
             print("ok", flush=True)
         elif command == "quit":
             return

@@ -1,5 +1,5 @@
-// Rungs numpy and torch: the GEMM as a Python user writes it, `numpy.matmul(a, b)` or
-// `torch.matmul(a, b)` on f32 arrays, called from the real interpreter. What changed from the
+// Rungs numpy, torch, torch-cuda and torch-cuda-tf32: the GEMM as a Python user writes it,
+// `numpy.matmul(a, b)` or `torch.matmul(a, b)` on f32 arrays, called from the real interpreter. What changed from the
 // `python` rung: the triple loop is one call into a compiled BLAS (NumPy's OpenBLAS, PyTorch's
 // own), so the interpreter runs one dispatch instead of n^3 multiply-adds; against the `openblas`
 // rung what remains is the interpreter's and the library's per-call cost (the overhead suite's
@@ -35,22 +35,23 @@ std::vector<std::string> candidate_pythons() {
   return found;
 }
 
-// The first interpreter that imports `module`, or empty; asked once per module.
-std::string python_with(const std::string& module) {
+// The first interpreter in which `probe` (Python, no single quotes) runs and exits 0, or empty;
+// asked once per probe.
+std::string python_with(const std::string& probe) {
   static std::mutex mutex;
   static std::map<std::string, std::string> found;
   std::lock_guard lock(mutex);
-  if (auto it = found.find(module); it != found.end()) return it->second;
+  if (auto it = found.find(probe); it != found.end()) return it->second;
   std::string chosen;
   for (const auto& python : candidate_pythons()) {
     if (access(python.c_str(), X_OK) != 0) continue;
-    const std::string command = "'" + python + "' -c 'import " + module + "' >/dev/null 2>&1";
+    const std::string command = "'" + python + "' -c '" + probe + "' >/dev/null 2>&1";
     if (std::system(command.c_str()) == 0) {
       chosen = python;
       break;
     }
   }
-  return found[module] = chosen;
+  return found[probe] = chosen;
 }
 
 class LibraryKernel final : public GemmKernel {
@@ -131,21 +132,37 @@ class LibraryKernel final : public GemmKernel {
   double seconds_ = 0;
 };
 
-GemmRung library_rung(const std::string& name, const std::string& module, const std::string& package, std::string summary) {
+// What a library rung needs of the interpreter: a probe that exits 0 where it can run, and what
+// to say where none can.
+struct Needs {
+  std::string probe;    // "import numpy"
+  std::string missing;  // "imports numpy (Debian: apt-get install python3-numpy; or set LADDER_PYTHON)"
+};
+
+Needs module(const std::string& name, const std::string& package) {
+  return {"import " + name, "imports " + name + " (Debian: apt-get install " + package + "; or set LADDER_PYTHON)"};
+}
+
+// PyTorch built with CUDA, and a device it can use.
+const Needs kTorchWithGpu{"import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)",
+                          "has PyTorch that sees a GPU (torch.cuda.is_available(); or set LADDER_PYTHON)"};
+
+// `library` is what library_matmul.py runs: numpy, torch, torch-cuda, torch-cuda-tf32.
+GemmRung library_rung(const std::string& name, const std::string& library, const Needs& needs, std::string summary,
+                      DType dtype = DType::f32, Threading threading = Threading::all_cores) {
   GemmRung rung;
   rung.name = name;
-  rung.threading = Threading::all_cores;
+  rung.dtype = dtype;
+  rung.threading = threading;
   rung.picks_own_threads = true;  // the library's own pool; small calls run on one thread
   rung.self_timed = true;
   rung.mechanism = "Python library call";
   rung.summary = std::move(summary);
-  rung.unavailable_reason = [module, package] {
-    return python_with(module).empty() ? "no python3 on PATH (nor /usr/bin/python3) imports " + module +
-                                             " (Debian: apt-get install " + package + "; or set LADDER_PYTHON)"
-                                       : std::string();
+  rung.unavailable_reason = [needs] {
+    return python_with(needs.probe).empty() ? "no python3 on PATH (nor /usr/bin/python3) " + needs.missing : std::string();
   };
-  rung.prepare = [module](const GemmOperands& op) {
-    return std::unique_ptr<GemmKernel>(std::make_unique<LibraryKernel>(op, python_with(module), module));
+  rung.prepare = [needs, library](const GemmOperands& op) {
+    return std::unique_ptr<GemmKernel>(std::make_unique<LibraryKernel>(op, python_with(needs.probe), library));
   };
   return rung;
 }
@@ -155,10 +172,20 @@ GemmRung library_rung(const std::string& name, const std::string& module, const 
 void register_python(Registry& r) {
   // A closed pipe to a Python process that ended must be an error to report, not a signal.
   signal(SIGPIPE, SIG_IGN);
-  r.add(
-      library_rung("numpy", "numpy", "python3-numpy", "numpy.matmul on f32 arrays, from the real interpreter (one call timed)"));
-  r.add(library_rung("torch", "torch", "python3-torch",
+  r.add(library_rung("numpy", "numpy", module("numpy", "python3-numpy"),
+                     "numpy.matmul on f32 arrays, from the real interpreter (one call timed)"));
+  r.add(library_rung("torch", "torch", module("torch", "python3-torch"),
                      "torch.matmul on f32 CPU tensors, from the real interpreter (one call timed)"));
+  // The same call on the GPU: what a PyTorch user's matmul costs there, beside cuBLAS called
+  // directly (cublas, cublas-tf32). 16-bit inputs give 16-bit outputs in PyTorch, which the f16
+  // and bf16 rungs' tolerance (an f32 output of rounded operands) would not accept; not yet here.
+  r.add(library_rung("torch-cuda", "torch-cuda", kTorchWithGpu,
+                     "torch.matmul on f32 CUDA tensors, TF32 off, from the real interpreter (one call, to a synchronize)",
+                     DType::f32, Threading::device));
+  r.add(library_rung("torch-cuda-tf32", "torch-cuda-tf32", kTorchWithGpu,
+                     "torch.matmul on f32 CUDA tensors with TF32 tensor cores, from the real interpreter (one call, to a "
+                     "synchronize)",
+                     DType::tf32, Threading::device));
 }
 
 }  // namespace ladder

@@ -85,6 +85,8 @@ def predicted_factor(machine, rung, mechanism, previous):
             return peak / below if below else None
         if mechanism == "tuned library" and below_mechanism in ("hand-written kernel", "tuned library"):
             return 1.0
+        if mechanism == "Python library call":  # the same cuBLAS, called through PyTorch
+            return 1.0
         return peak / below_rate if peak else None
     return {
         # A boxed add costs what a whole scalar FMA at the core's peak does not.
