@@ -21,8 +21,8 @@ struct Options {
   std::optional<std::vector<std::int64_t>> sizes;
   std::string profile = "full";
   bool uncapped = false;
-  std::optional<int> device;  // --device N
-  bool adaptive = false;      // --adaptive, or the full and ladder profiles' default (see main)
+  std::optional<int> device;          // --device N
+  bool adaptive = false;              // --adaptive, or the full and ladder profiles' default (see main)
   std::optional<double> adaptive_cv;  // --adaptive-cv: the coefficient of variation to reach
   bool list = false;
   bool print_machine_id = false;

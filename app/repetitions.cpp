@@ -67,6 +67,7 @@ std::map<std::string, std::vector<const Run*>> repetitions_by_case(const std::ve
 
 double coefficient_of_variation(const std::vector<const Run*>& repetitions) {
   std::vector<double> seconds;
+  seconds.reserve(repetitions.size());
   for (const Run* r : repetitions) seconds.push_back(seconds_per_iteration(*r));
   return cv(seconds);
 }
