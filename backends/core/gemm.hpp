@@ -53,6 +53,10 @@ class GemmKernel {
   virtual void poison_output() {}
   // Rungs that run outside this process (the CPython reference) time themselves.
   virtual std::optional<double> self_timed_seconds() const { return std::nullopt; }
+  // A self-timed kernel may make several calls in one run() (self_timed_seconds() is then their
+  // total), so that a call of microseconds is not drowned by the cost of asking another process
+  // for it; the case counts each as one iteration.
+  virtual std::int64_t calls_per_run() const { return 1; }
   // What the library chose (e.g. oneDNN's implementation), for the result's label.
   virtual std::string label() const { return {}; }
   // Figures of the rung's own beside its time (e.g. the seconds to move A and B to a GPU).

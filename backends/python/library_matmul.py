@@ -1,7 +1,7 @@
 # The GEMM as a Python user calls a library: one matmul call from the real interpreter, timed
 # around the call, so the interpreter's and the library's dispatch are in the figure. Started
 # once per case by the C++ rung, it answers commands on stdin, one per line:
-#   run       one C = A·B, timed; prints the seconds
+#   run [K]   one C = A·B (or K of them, back to back), timed; prints the seconds
 #   output    writes C to the output file (float32, row-major); prints "ok"
 #   poison    fills C with NaN (so that a call that skips its work shows); prints "ok"
 # Usage: library_matmul.py LIBRARY n a.bin b.bin c.bin, LIBRARY one of numpy, torch, torch-cuda,
@@ -99,9 +99,11 @@ def main():
     print(f"ready {describe()}", flush=True)
     for line in sys.stdin:
         command = line.strip()
-        if command == "run":
+        if command.split()[0:1] == ["run"]:  # "run" or "run K": K calls, their total seconds
+            calls = int(command.split()[1]) if len(command.split()) > 1 else 1
             start = time.perf_counter()
-            run()
+            for _ in range(calls):
+                run()
             print(repr(time.perf_counter() - start), flush=True)
         elif command == "output":
             output().astype(np.float32).tofile(c_path)

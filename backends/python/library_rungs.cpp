@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -86,6 +87,12 @@ class LibraryKernel final : public GemmKernel {
     const std::string first = answer();
     if (first.rfind("ready ", 0) != 0) throw std::runtime_error(python + " library_matmul.py: " + first);
     label_ = first.substr(6) + " (" + python + ")";
+    // Enough calls a run for about a millisecond: a call of microseconds (n = 1) costs less than
+    // the round trip on the pipe that asks for it. Measured on the second of two calls.
+    ask("run");
+    const double one_call = std::strtod(ask("run").c_str(), nullptr);
+    calls_ = one_call > 0 ? std::clamp<std::int64_t>(static_cast<std::int64_t>(1e-3 / one_call), 1, 100000) : 1;
+    run_command_ = calls_ > 1 ? "run " + std::to_string(calls_) : "run";
   }
   ~LibraryKernel() override {
     if (commands_) {
@@ -98,7 +105,8 @@ class LibraryKernel final : public GemmKernel {
     fs::remove_all(dir_, ignored);
   }
 
-  void run() override { seconds_ = std::strtod(ask("run").c_str(), nullptr); }
+  void run() override { seconds_ = std::strtod(ask(run_command_.c_str()).c_str(), nullptr); }
+  std::int64_t calls_per_run() const override { return calls_; }
   void copy_output() override {
     ask("output");
     std::ifstream in(dir_ / "c.bin", std::ios::binary);
@@ -130,6 +138,8 @@ class LibraryKernel final : public GemmKernel {
   FILE* answers_ = nullptr;
   std::string label_;
   double seconds_ = 0;
+  std::int64_t calls_ = 1;
+  std::string run_command_ = "run";
 };
 
 // What a library rung needs of the interpreter: a probe that exits 0 where it can run, and what
@@ -157,6 +167,9 @@ GemmRung library_rung(const std::string& name, const std::string& library, const
   rung.picks_own_threads = true;  // the library's own pool; small calls run on one thread
   rung.self_timed = true;
   rung.mechanism = "Python library call";
+  // The overhead suite times it at n = 1 … 64 too, beside the C++ libraries called directly:
+  // what the interpreter and the library's dispatch cost a call.
+  rung.small_gemm_sweep = threading != Threading::device;
   rung.summary = std::move(summary);
   rung.unavailable_reason = [needs] {
     return python_with(needs.probe).empty() ? "no python3 on PATH (nor /usr/bin/python3) " + needs.missing : std::string();

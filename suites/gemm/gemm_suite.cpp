@@ -194,7 +194,7 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
   double loop_seconds = 0;
   poison();
   const auto start = std::chrono::steady_clock::now();
-  for (auto _ : state) {
+  const auto timed_call = [&] {
     kernel->run();
     if (auto seconds = kernel->self_timed_seconds()) {
       state.SetIterationTime(*seconds);
@@ -202,6 +202,11 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
     }
     benchmark::DoNotOptimize(c.data());
     benchmark::ClobberMemory();
+  };
+  if (const std::int64_t batch = kernel->calls_per_run(); batch > 1) {
+    while (state.KeepRunningBatch(batch)) timed_call();
+  } else {
+    for (auto _ : state) timed_call();
   }
   if (!rung.self_timed) loop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Verified again after timing: the output the timed calls left, then (where more than one call
