@@ -2,6 +2,7 @@
 
 #include "gemm/gemm_suite.hpp"
 #include "model/model_suite.hpp"
+#include "repetitions.hpp"
 #include "roofline/roofline_suite.hpp"
 #include "roofs/ceilings.hpp"
 #include "roofs/regime.hpp"
@@ -90,7 +91,7 @@ std::string format_factor(double factor) {
 
 void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
   std::vector<Run> named = runs;
-  for (Run& run : named) run.run_name.repetitions.clear();  // a round's "/repeats:N" is no part of the case's name
+  for (Run& run : named) drop_repeats_from_name(run);
   runs_.insert(runs_.end(), named.begin(), named.end());
   ConsoleReporter::ReportRuns(named);
 }

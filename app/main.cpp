@@ -33,10 +33,8 @@ using namespace ladder;
 void initialize_benchmark(Options& opt) {
   if (!opt.user_min_time)
     opt.benchmark_args.push_back(min_time_flag(opt.profile == "quick" ? "0.2" : "0.5", LADDER_BENCHMARK_VERSION));
-  // Shared machines are noisy: the full and ladder profiles repeat each case adaptively
-  // (repetitions.hpp), in random order across cases (so that a noisy spell hits both sides of a
-  // ratio alike), and the tables use medians.
-  if (!opt.user_repetitions && (opt.profile == "full" || opt.profile == "ladder") && !opt.sizes) opt.adaptive = true;
+  // Adaptive repetitions (the full and ladder profiles' default, options.cpp) run in random order
+  // across cases, so that a noisy spell hits both sides of a ratio alike.
   if (opt.adaptive) opt.benchmark_args.push_back("--benchmark_enable_random_interleaving=true");
   // The results file is ours to write (results_file.hpp); Google Benchmark's own goes nowhere.
   if (opt.out_path) opt.benchmark_args.push_back("--benchmark_out=/dev/null");

@@ -228,6 +228,9 @@ Options parse_options(int argc, char** argv) {
   }
   if (o.adaptive && o.user_repetitions)
     usage_error("--adaptive chooses the repetitions itself; leave out --benchmark_repetitions, or --adaptive");
+  // Shared machines are noisy: the full and ladder profiles repeat each case adaptively
+  // (repetitions.hpp), unless the repetitions or the sizes are asked for; the tables use medians.
+  if (!o.user_repetitions && (o.profile == "full" || o.profile == "ladder") && !o.sizes) o.adaptive = true;
   // The ladder profile is the GEMM ladder's table; the other suites come only when asked for.
   if (o.profile == "ladder" && o.suites.empty()) o.suites.insert(std::string(kGemmSuite));
   return o;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <numeric>
 
+#include "core/statistics.hpp"
 #include "ladder_table.hpp"
 
 namespace ladder {
@@ -18,25 +19,9 @@ double seconds_per_iteration(const Run& run) {
   return run.iterations > 0 ? run.real_accumulated_time / static_cast<double>(run.iterations) : 0;
 }
 
-double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); }
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t mid = v.size() / 2;
-  return v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-}
-
-double stddev(const std::vector<double>& v) {
-  if (v.size() < 2) return 0;
-  const double m = mean(v);
-  double sum = 0;
-  for (double x : v) sum += (x - m) * (x - m);
-  return std::sqrt(sum / static_cast<double>(v.size() - 1));
-}
-
 double cv(const std::vector<double>& v) {
   const double m = mean(v);
-  return v.size() < 2 || m == 0 ? 0 : stddev(v) / m;
+  return v.size() < 2 || m == 0 ? 0 : sample_stddev(v) / m;
 }
 
 }  // namespace
@@ -84,7 +69,7 @@ std::vector<std::string> cases_needing_more(const std::vector<Run>& runs, const 
 std::vector<Run> merged_aggregates(const std::vector<Run>& runs) {
   using Statistic = std::function<double(const std::vector<double>&)>;
   const std::vector<std::pair<std::string, Statistic>> statistics{
-      {"mean", mean}, {"median", median}, {"stddev", stddev}, {"cv", cv}};
+      {"mean", mean}, {"median", median}, {"stddev", sample_stddev}, {"cv", cv}};
   std::vector<Run> aggregates;
   for (const auto& [name, repetitions] : repetitions_by_case(runs)) {
     if (repetitions.size() < 2) continue;
@@ -114,14 +99,13 @@ std::vector<Run> merged_aggregates(const std::vector<Run>& runs) {
   return aggregates;
 }
 
-std::vector<Run> renumbered_repetitions(const std::vector<Run>& runs) {
+std::vector<Run> RoundNumbering::repetitions(const std::vector<Run>& runs) {
   std::vector<Run> kept;
-  std::map<std::string, int64_t> seen;
   for (const Run& run : runs) {
     if (run.run_type == Run::RT_Aggregate) continue;
     Run copy = run;
     drop_repeats_from_name(copy);
-    copy.repetition_index = seen[case_key(run)]++;
+    copy.repetition_index = seen_[case_key(run)]++;
     kept.push_back(copy);
   }
   return kept;

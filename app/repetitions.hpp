@@ -43,8 +43,16 @@ std::vector<std::string> cases_needing_more(const std::vector<Run>& runs, const 
 // them (the cv in the time's place, as a fraction).
 std::vector<Run> merged_aggregates(const std::vector<Run>& runs);
 
-// The runs with Google Benchmark's per-round aggregates dropped and each repetition numbered
-// across rounds (repetition_index 0..N-1 per case, in the order they ran).
-std::vector<Run> renumbered_repetitions(const std::vector<Run>& runs);
+// Google Benchmark's per-round aggregates dropped, and each repetition under the case's own
+// name and numbered across rounds (repetition_index 0..N-1 per case, in the order they ran).
+// Rounds may come in one at a time (the results file, as they end) or all at once.
+class RoundNumbering {
+ public:
+  std::vector<Run> repetitions(const std::vector<Run>& runs);
+
+ private:
+  std::map<std::string, int64_t> seen_;
+};
+inline std::vector<Run> renumbered_repetitions(const std::vector<Run>& runs) { return RoundNumbering{}.repetitions(runs); }
 
 }  // namespace ladder

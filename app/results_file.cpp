@@ -1,7 +1,5 @@
 #include "results_file.hpp"
 
-#include "repetitions.hpp"
-
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
@@ -205,13 +203,7 @@ void ResultsFile::ReportRuns(const std::vector<Run>& runs) {
     append_new_output();
     return;
   }
-  std::vector<Run> repetitions;
-  for (const Run& run : runs) {
-    if (run.run_type == Run::RT_Aggregate) continue;
-    repetitions.push_back(run);
-    drop_repeats_from_name(repetitions.back());
-    repetitions.back().repetition_index = repetitions_seen_[repetitions.back().benchmark_name()]++;
-  }
+  const std::vector<Run> repetitions = numbering_.repetitions(runs);
   if (repetitions.empty()) return;
   inner_->ReportRuns(repetitions);
   runs_reported_ += static_cast<int>(repetitions.size());

@@ -10,7 +10,6 @@
 #pragma once
 #include <benchmark/benchmark.h>
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -18,6 +17,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "repetitions.hpp"
 
 namespace ladder {
 
@@ -66,7 +67,7 @@ class ResultsFile : public benchmark::BenchmarkReporter {
   int partial_fd_ = -1;
   bool context_reported_ = false;
   bool merge_rounds_ = false;
-  std::map<std::string, int64_t> repetitions_seen_;
+  RoundNumbering numbering_;
   bool partial_failed_ = false;
   int runs_reported_ = 0;
 };

@@ -2,6 +2,7 @@
 
 #include "roofs/array_size.hpp"
 #include "core/machine.hpp"
+#include "core/statistics.hpp"
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -42,11 +43,6 @@ __attribute__((noinline)) std::uint64_t sum_words(const std::uint64_t* __restric
   for (int lane = 0; lane < kLanes; ++lane) sum += acc[lane];
   for (std::int64_t i = blocks * kBlockWords; i < words; ++i) sum += data[i];
   return sum;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 }  // namespace

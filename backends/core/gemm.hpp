@@ -1,6 +1,7 @@
 // The GEMM workload as the rungs see it: C = A·B, square n, row-major, C overwritten.
 // FLOP and byte counts are defined here, once; everything else reads them.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -57,6 +58,12 @@ class GemmKernel {
   // total), so that a call of microseconds is not drowned by the cost of asking another process
   // for it; the case counts each as one iteration.
   virtual std::int64_t calls_per_run() const { return 1; }
+  // How many calls of `one_call_seconds` make a run of about `run_seconds` (at least one, at most
+  // `most`): what a self-timed kernel returns from calls_per_run().
+  static std::int64_t calls_for(double one_call_seconds, double run_seconds, std::int64_t most) {
+    if (one_call_seconds <= 0) return 1;
+    return std::clamp<std::int64_t>(static_cast<std::int64_t>(run_seconds / one_call_seconds), 1, most);
+  }
   // What the library chose (e.g. oneDNN's implementation), for the result's label.
   virtual std::string label() const { return {}; }
   // Figures of the rung's own beside its time (e.g. the seconds to move A and B to a GPU).

@@ -1,5 +1,7 @@
 #include "core/gpu_telemetry.hpp"
 
+#include "core/statistics.hpp"
+
 #include <dlfcn.h>
 #include <fmt/format.h>
 
@@ -29,13 +31,6 @@ constexpr std::array kReasons{
     Reason{0x80, "power brake (hardware)", true},
     Reason{0x100, "display clock setting", false},
 };
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t mid = v.size() / 2;
-  return v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-}
 
 }  // namespace
 

@@ -9,7 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -91,7 +90,7 @@ class LibraryKernel final : public GemmKernel {
     // the round trip on the pipe that asks for it. Measured on the second of two calls.
     ask("run");
     const double one_call = std::strtod(ask("run").c_str(), nullptr);
-    calls_ = one_call > 0 ? std::clamp<std::int64_t>(static_cast<std::int64_t>(1e-3 / one_call), 1, 100000) : 1;
+    calls_ = calls_for(one_call, 1e-3, 100000);
     run_command_ = calls_ > 1 ? "run " + std::to_string(calls_) : "run";
   }
   ~LibraryKernel() override {

@@ -4,7 +4,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -45,7 +44,7 @@ class PythonKernel final : public GemmKernel {
     // 50 ms, measured on one (only for the sizes where one can be that short).
     if (op.n <= kCalibratedUpTo) {
       run();
-      if (seconds_ > 0) calls_ = std::clamp<std::int64_t>(static_cast<std::int64_t>(0.05 / seconds_), 1, 1000000);
+      calls_ = calls_for(seconds_, 0.05, 1000000);
     }
   }
   ~PythonKernel() override {
