@@ -46,20 +46,6 @@ def gemm_rungs(machine):
     return rungs
 
 
-def case_for(machine, rung, size):
-    """The rung's case at `size`; else the largest measured size below it (its time is extrapolated
-    up by n^3), else the smallest above it (extrapolated down); None if it never ran."""
-    cases = {c["size"]: c for c in machine.cases.values() if c["suite"] == "gemm" and c["rung"] == rung}
-    if not cases:
-        return None
-    ran = {n: c for n, c in cases.items() if c.get("flops") and not c.get("error")}
-    pool = ran or cases
-    if size in pool:
-        return pool[size]
-    below = [n for n in pool if n < size]
-    return pool[max(below)] if below else pool[min(pool)]
-
-
 def predicted_factor(machine, rung, mechanism, previous):
     """What the rung's mechanism allows over the rung above: {"factor", "previous" rate, ...}."""
     ctx = machine.context
@@ -185,7 +171,7 @@ def ladder_rows(machine, size=COMMON_SIZE, gpu_only=False):
     for rung in gemm_rungs(machine):
         if gpu_only and not on_gpu(machine, rung):
             continue
-        c = case_for(machine, rung, size) or {}
+        c = machine.gemm_at(rung, size) or {}
         description = machine.context.get(f"rung/{rung}", "")
         mechanism, _, summary = description.partition(": ")
         rate = c.get("flops") if c and not c.get("error") else None
@@ -260,28 +246,33 @@ def host_title(machine):
     """The host and its devices: "<cpu> (CPU)", and "<gpu> (GPU)" where its GPU rungs ran."""
     ctx = machine.context
     devices = f"{ctx.get('cpu_model', machine.id)} (CPU)"
-    if any(r["gpu"] for r in ladder_rows(machine)):
+    if any(on_gpu(machine, rung) for rung in gemm_rungs(machine)):
         devices += f" and {ctx.get('gpu_name', 'a GPU')} (GPU)"
     return f"host {machine.id}: {devices}"
 
 
-def ladder_markdown(machine):
-    rows, large = ladder_rows(machine), gpu_large_rows(machine)
+def introduction(machine, rows):
+    """The two paragraphs that open the report: where the figures come from, and what each column is."""
     ctx = machine.context
-    lines = [f"# The ladder on {host_title(machine)}", "",
-             f"From `{pathlib.Path(str(machine.source).split(' + ')[-1]).name}` (git {ctx.get('git_sha', '?')}, "
+    return [f"From `{pathlib.Path(str(machine.source).split(' + ')[-1]).name}` (git {ctx.get('git_sha', '?')}, "
              f"{ctx.get('date', '?')}, profile {ctx.get('profile', '?')}). C = A·B, n×n, every rung at n = {COMMON_SIZE}: "
              f"a rung measured at another n (slow rungs stop at their cap) has its time extrapolated by n³ from the size "
-             "it ran at, marked \"extrapolated from n = …\"; its GFLOP/s and % of peak are those it was measured at.", "",
+             "it ran at, marked \"extrapolated from n = …\"; its GFLOP/s and % of peak are those it was measured at.",
              "Absolute speedup: over the bottom rung; relative: over the rung above (both from the times at "
              f"n = {COMMON_SIZE}). % of unit peak: against the measured peak of the unit the rung runs on"
-             + (f" ({peaks_line(machine, rows + large)})" if peaks_line(machine, rows + large) else "") + ". "
+             + (f" ({peaks_line(machine, rows)})" if peaks_line(machine, rows) else "") + ". "
              "Predicted: the factor the rung's mechanism allows over the rung above on this machine "
              f"({vector_lanes(machine)} f32 lanes of {'AVX-512' if vector_lanes(machine) == 16 else 'AVX2'}, the core count, "
              "the headroom to the measured peak; on a GPU, the headroom to the device's peak for the rung, and for tensor "
              f"cores the ratio of the two rungs' measured cuBLAS peaks). Where the measured factor is off by more than "
              f"{MISS_FACTOR:g}x, \"why it differs\" names what the run's own counters and ceilings show. rel error: the "
-             "relative L2 error against a double-precision product, what the number format costs.", ""]
+             "relative L2 error against a double-precision product, what the number format costs."]
+
+
+def ladder_markdown(machine):
+    rows, large = ladder_rows(machine), gpu_large_rows(machine)
+    first, second = introduction(machine, rows + large)
+    lines = [f"# The ladder on {host_title(machine)}", "", first, "", second, ""]
     lines += table_markdown(rows, machine)
     if large:
         lines += ["", f"## The GPU's rungs at n = {GPU_COMPUTE_BOUND_SIZE}", "",
@@ -317,25 +308,23 @@ def ladder_html(machine, figure_png=None):
     """One self-contained page: the tables and, where given, the figure (PNG bytes)."""
     import base64
     e = html.escape
-    markdown = ladder_markdown(machine).splitlines()
-    intro = [line for line in markdown[2:] if line and not line.startswith("|") and not line.startswith("#")]
+    rows, large = ladder_rows(machine), gpu_large_rows(machine)
     parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
              f"<title>The ladder on {e(host_title(machine))}</title><style>",
              "body{font-family:sans-serif;margin:2em;max-width:110em}table{border-collapse:collapse;margin:1em 0}",
              "td,th{border:1px solid #ccc;padding:.3em .5em;font-size:85%;vertical-align:top}th{background:#eee}",
              "td.num{text-align:right;white-space:nowrap}img{max-width:100%}</style></head><body>",
              f"<h1>The ladder on {e(host_title(machine))}</h1>"]
-    parts += [f"<p>{e(p)}</p>" for p in intro[:2]]
+    parts += [f"<p>{e(p)}</p>" for p in introduction(machine, rows + large)]
     if figure_png:
         parts.append(f"<img alt='the ladder on {e(machine.id)}' src='data:image/png;base64,"
                      f"{base64.b64encode(figure_png).decode()}'>")
     numeric = {"n", "time (s)", "GFLOP/s", "absolute speedup", "relative speedup", "% of unit peak", "predicted", "rel error"}
-    for title, rows in ((f"Every rung at n = {COMMON_SIZE}", ladder_rows(machine)),
-                        (f"The GPU's rungs at n = {GPU_COMPUTE_BOUND_SIZE}", gpu_large_rows(machine))):
-        if not rows:
+    for title, table in ((f"Every rung at n = {COMMON_SIZE}", rows), (f"The GPU's rungs at n = {GPU_COMPUTE_BOUND_SIZE}", large)):
+        if not table:
             continue
         parts.append(f"<h2>{e(title)}</h2><table><tr>" + "".join(f"<th>{e(c)}</th>" for c in COLUMNS) + "</tr>")
-        for r in rows:
+        for r in table:
             parts.append("<tr>" + "".join(f"<td class='{'num' if col in numeric else 'text'}'>{e(str(v))}</td>"
                                           for col, v in zip(COLUMNS, cells(r, machine))) + "</tr>")
         parts.append("</table>")

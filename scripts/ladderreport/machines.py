@@ -3,14 +3,12 @@ specified ones from spec sheets; the parts of one GPU check merged into one mach
 import pathlib
 import re
 
-from .runs import finite as finite_number, read_json, read_result_doc, safe_slug, warn
+from .runs import TIME_UNITS, finite as finite_number, read_json, read_result_doc, safe_slug, warn
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"
-LADDER_SIZE = 1024  # the GEMM ladder's size in the quick and full profiles, as in ladderbench
 COMMON_SIZE = 4096  # the ladder profile's one size for every rung (kCommonSize)
 GPU_COMPUTE_BOUND_SIZE = 8192  # where the ladder profile also times the GPU's rungs (kGpuComputeBoundSize)
-TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 # A case whose repetitions' coefficient of variation exceeds this is marked noisy in the tables.
 NOISY_CV = 0.10
 NAME = re.compile(r"^(?P<suite>[^/]+)/(?P<rung>[^/]+)/(?P<dtype>[^/]+)/(?P<key>[a-z_]+):(?P<size>\d+)")
@@ -57,14 +55,20 @@ class Machine:
         value = self.context.get("memory_total_bytes")
         return float(value) if value else None
 
-    def gemm_at(self, rung, ladder_size=LADDER_SIZE):
-        """The rung's GEMM case at the ladder size, else the largest size below it, else the smallest."""
-        sizes = sorted(c["size"] for c in self.cases.values() if c["suite"] == "gemm" and c["rung"] == rung)
-        if not sizes:
+    def gemm_at(self, rung, size=None):
+        """The rung's case at `size` (default: the ladder profile's common size); else the largest
+        size below it that ran (its time is extrapolated up by n^3), else the smallest above it;
+        cases that failed only where none ran; None if the rung never ran."""
+        size = COMMON_SIZE if size is None else size
+        cases = {c["size"]: c for c in self.cases.values() if c["suite"] == "gemm" and c["rung"] == rung}
+        if not cases:
             return None
-        below = [s for s in sizes if s <= ladder_size]
-        size = below[-1] if below else sizes[0]
-        return next(c for c in self.cases.values() if c["suite"] == "gemm" and c["rung"] == rung and c["size"] == size)
+        ran = {n: c for n, c in cases.items() if c.get("flops") and not c.get("error")}
+        pool = ran or cases
+        if size in pool:
+            return pool[size]
+        below = [n for n in pool if n < size]
+        return pool[max(below)] if below else pool[min(pool)]
 
 
 # Context keys the report reads as numbers; a value that is not a finite number is dropped.
@@ -181,17 +185,23 @@ def load_result_file(path, doc=None):
     return m
 
 
+def numbered_names(text):
+    """{number: name} from a context list such as "0 compute, 1 memory, 2 overhead", or {}."""
+    names = {}
+    for entry in str(text).split(","):
+        number, _, name = entry.strip().partition(" ")
+        if number.isdigit() and name:
+            names[int(number)] = name
+    return names
+
+
 def throttled(machine, case):
     """"throttled: power cap" where NVML saw the GPU's clocks held down while the case ran; the
     bits are named by the context's gpu_clock_event_reason_bits. Empty otherwise."""
     bits = int(case.get("gpu_slowdown_reasons") or 0)
     if not bits:
         return ""
-    names = {}
-    for entry in str(machine.context.get("gpu_clock_event_reason_bits", "")).split(","):
-        bit, _, name = entry.strip().partition(" ")
-        if bit.isdigit():
-            names[int(bit)] = name
+    names = numbered_names(machine.context.get("gpu_clock_event_reason_bits", ""))
     reasons = [name for bit, name in sorted(names.items()) if bits & bit] or [f"reasons 0x{bits:x}"]
     return "throttled: " + ", ".join(reasons)
 
@@ -214,12 +224,7 @@ def model_config_name(context, benchmark, label):
 
 def regime_codes(context):
     """{code: name} from the context's regime_codes ("0 compute, 1 memory, 2 overhead"), or {}."""
-    codes = {}
-    for entry in str(context.get("regime_codes", "")).split(","):
-        code, _, name = entry.strip().partition(" ")
-        if code.isdigit() and name:
-            codes[int(code)] = name
-    return codes
+    return numbered_names(context.get("regime_codes", ""))
 
 
 def regime_of(benchmark, label, names):

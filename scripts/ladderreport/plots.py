@@ -205,6 +205,7 @@ def ladder_figure(m, plt):
 
 
 def render(figures, out_dir, formats=("png", "svg")):
+    import matplotlib.pyplot as plt
     out_dir.mkdir(parents=True, exist_ok=True)
     pngs = []
     for title, stem, fig in figures:
@@ -213,6 +214,5 @@ def render(figures, out_dir, formats=("png", "svg")):
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", dpi=80)
         pngs.append((title, buffer.getvalue()))
-        fig.clf()  # drawn and saved: its memory is not kept for the rest of the report
-        __import__("matplotlib.pyplot").pyplot.close(fig)
+        plt.close(fig)  # drawn and saved: its memory is not kept for the rest of the report
     return pngs

@@ -2,7 +2,7 @@
 import base64
 import csv
 import html
-from .ladder import case_for, ladder_rows, on_gpu
+from .ladder import ladder_rows, on_gpu
 from .machines import COMMON_SIZE, ROOT, throttled
 from .predict import gemm_bound, overhead_floor, predict_gemm, predict_stream
 
@@ -71,7 +71,7 @@ def build_tables(measured, specs):
         row = []
         for m, device, _ in devices:
             if m.measured:
-                c = case_for(m, rung, COMMON_SIZE) if on_device(m, device, rung) else None
+                c = m.gemm_at(rung) if on_device(m, device, rung) else None
                 if not c or c.get("error") or "flops" not in c:
                     row.append({"text": "failed" if c and c.get("error") else "", "predicted": False, "value": None})
                     continue
