@@ -54,7 +54,9 @@ def torch_kernel(np, a, b):
         torch.matmul(ta, tb, out=tc)
 
     def describe():
-        return f"PyTorch {torch.__version__} CPU, {torch.get_num_threads()} threads"
+        # PyTorch's own threads run its element-wise kernels; a GEMM may go to a BLAS with its own
+        # pool (Debian's PyTorch: the system OpenBLAS), so both are named.
+        return f"PyTorch {torch.__version__} CPU, {torch.get_num_threads()} intra-op threads, BLAS {loaded_blas()}"
 
     return run, (lambda: tc.numpy()), (lambda: tc.fill_(float("nan"))), describe
 

@@ -5,136 +5,53 @@
 // rung what remains is the interpreter's and the library's per-call cost (the overhead suite's
 // small sizes show it). The interpreter starts once per case (library_matmul.py answers
 // commands on a pipe) and times each call itself, the call from Python included.
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
-#include <map>
-#include <mutex>
+#include <memory>
 #include <stdexcept>
 
 #include "../core/registry.hpp"
-#include "library_matmul_py.hpp"
-#include "python_process.hpp"  // generated: kLibraryMatmulPy, the text of library_matmul.py
+#include "library_matmul_py.hpp"  // generated: kLibraryMatmulPy, the text of library_matmul.py
+#include "python_process.hpp"
 
 namespace ladder {
 namespace {
 
-namespace fs = std::filesystem;
-
-// The interpreters a user may mean: LADDER_PYTHON alone where set, else every python3 on PATH,
-// then the distribution's /usr/bin/python3 (where Debian's python3-numpy and python3-torch go).
-std::vector<std::string> candidate_pythons() {
-  std::vector<std::string> found = pythons_on_path();
-  if (const char* env = std::getenv("LADDER_PYTHON"); !env || !*env)
-    found.push_back("/usr/bin/python3");  // as pythons_on_path reads it
-  return found;
-}
-
-// The first interpreter in which `probe` (Python, no single quotes) runs and exits 0, or empty;
-// asked once per probe.
-std::string python_with(const std::string& probe) {
-  static std::mutex mutex;
-  static std::map<std::string, std::string> found;
-  std::lock_guard lock(mutex);
-  if (auto it = found.find(probe); it != found.end()) return it->second;
-  std::string chosen;
-  for (const auto& python : candidate_pythons()) {
-    if (access(python.c_str(), X_OK) != 0) continue;
-    const std::string command = "'" + python + "' -c '" + probe + "' >/dev/null 2>&1";
-    if (std::system(command.c_str()) == 0) {
-      chosen = python;
-      break;
-    }
-  }
-  return found[probe] = chosen;
-}
-
 class LibraryKernel final : public GemmKernel {
  public:
-  LibraryKernel(const GemmOperands& op, const std::string& python, const std::string& library) : op_(op) {
-    char pattern[] = "/tmp/ladderbench-library-XXXXXX";
-    if (!mkdtemp(pattern)) throw std::runtime_error("cannot create a temporary directory");
-    dir_ = pattern;
+  LibraryKernel(const GemmOperands& op, const std::string& python, const std::string& library)
+      : op_(op), session_(python, "library_matmul", kLibraryMatmulPy) {
     const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(op.n * op.n);
-    write_binary_file(dir_ / "library_matmul.py", kLibraryMatmulPy, std::char_traits<char>::length(kLibraryMatmulPy));
-    write_binary_file(dir_ / "a.bin", op.a, bytes);
-    write_binary_file(dir_ / "b.bin", op.b, bytes);
-    int to_child[2], from_child[2];
-    if (pipe(to_child) != 0 || pipe(from_child) != 0) throw std::runtime_error("cannot create pipes");
-    child_ = fork();
-    if (child_ == 0) {
-      dup2(to_child[0], STDIN_FILENO);
-      dup2(from_child[1], STDOUT_FILENO);
-      close(to_child[1]);
-      close(from_child[0]);
-      const std::string n = std::to_string(op.n), script = (dir_ / "library_matmul.py").string();
-      const std::string a = (dir_ / "a.bin").string(), b = (dir_ / "b.bin").string(), c = (dir_ / "c.bin").string();
-      execl(python.c_str(), python.c_str(), script.c_str(), library.c_str(), n.c_str(), a.c_str(), b.c_str(), c.c_str(),
-            static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    close(to_child[0]);
-    close(from_child[1]);
-    if (child_ < 0) throw std::runtime_error("cannot start " + python);
-    commands_ = fdopen(to_child[1], "w");
-    answers_ = fdopen(from_child[0], "r");
-    const std::string first = answer();
+    const auto& dir = session_.dir();
+    write_binary_file(dir / "a.bin", op.a, bytes);
+    write_binary_file(dir / "b.bin", op.b, bytes);
+    const std::string first = session_.start(
+        {library, std::to_string(op.n), (dir / "a.bin").string(), (dir / "b.bin").string(), (dir / "c.bin").string()});
     if (first.rfind("ready ", 0) != 0) throw std::runtime_error(python + " library_matmul.py: " + first);
     label_ = first.substr(6) + " (" + python + ")";
     // Enough calls a run for about a millisecond: a call of microseconds (n = 1) costs less than
     // the round trip on the pipe that asks for it. Measured on the second of two calls.
-    ask("run");
-    const double one_call = std::strtod(ask("run").c_str(), nullptr);
+    session_.ask("run");
+    const double one_call = std::strtod(session_.ask("run").c_str(), nullptr);
     calls_ = calls_for(one_call, 1e-3, 100000);
     run_command_ = calls_ > 1 ? "run " + std::to_string(calls_) : "run";
   }
-  ~LibraryKernel() override {
-    if (commands_) {
-      std::fputs("quit\n", commands_);
-      std::fclose(commands_);
-    }
-    if (answers_) std::fclose(answers_);
-    if (child_ > 0) waitpid(child_, nullptr, 0);
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
 
-  void run() override { seconds_ = std::strtod(ask(run_command_.c_str()).c_str(), nullptr); }
+  void run() override { seconds_ = std::strtod(session_.ask(run_command_).c_str(), nullptr); }
   std::int64_t calls_per_run() const override { return calls_; }
   void copy_output() override {
-    ask("output");
-    std::ifstream in(dir_ / "c.bin", std::ios::binary);
+    session_.ask("output");
+    std::ifstream in(session_.dir() / "c.bin", std::ios::binary);
     in.read(reinterpret_cast<char*>(op_.c), static_cast<std::streamsize>(sizeof(float) * op_.n * op_.n));
     if (!in) throw std::runtime_error("the library wrote no result");
   }
-  void poison_output() override { ask("poison"); }
+  void poison_output() override { session_.ask("poison"); }
   std::optional<double> self_timed_seconds() const override { return seconds_; }
   std::string label() const override { return label_; }
 
  private:
-  std::string answer() {
-    char line[4096] = {};
-    if (!std::fgets(line, sizeof line, answers_)) throw std::runtime_error("the Python library process ended");
-    std::string text = line;
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-    return text;
-  }
-  std::string ask(const char* command) {
-    if (std::fprintf(commands_, "%s\n", command) < 0 || std::fflush(commands_) != 0)
-      throw std::runtime_error("the Python library process does not listen");
-    return answer();
-  }
-
   GemmOperands op_;
-  fs::path dir_;
-  pid_t child_ = -1;
-  FILE* commands_ = nullptr;
-  FILE* answers_ = nullptr;
+  PythonSession session_;
   std::string label_;
   double seconds_ = 0;
   std::int64_t calls_ = 1;
@@ -171,7 +88,7 @@ GemmRung library_rung(const std::string& name, const std::string& library, const
   rung.small_gemm_sweep = threading != Threading::device;
   rung.summary = std::move(summary);
   rung.unavailable_reason = [needs] {
-    return python_with(needs.probe).empty() ? "no python3 on PATH (nor /usr/bin/python3) " + needs.missing : std::string();
+    return python_with(needs.probe).empty() ? no_python_reason(needs.missing) : std::string();
   };
   rung.prepare = [needs, library](const GemmOperands& op) {
     return std::unique_ptr<GemmKernel>(std::make_unique<LibraryKernel>(op, python_with(needs.probe), library));
@@ -182,8 +99,6 @@ GemmRung library_rung(const std::string& name, const std::string& library, const
 }  // namespace
 
 void register_python(Registry& r) {
-  // A closed pipe to a Python process that ended must be an error to report, not a signal.
-  signal(SIGPIPE, SIG_IGN);
   r.add(library_rung("numpy", "numpy", module("numpy", "python3-numpy"),
                      "numpy.matmul on f32 arrays, from the real interpreter (one call timed)"));
   r.add(library_rung("torch", "torch", module("torch", "python3-torch"),

@@ -1,37 +1,52 @@
-// What the rungs that run in a Python interpreter share: which interpreters there are, and the
-// files they hand it.
+// What the rungs that run in a Python interpreter share: which interpreters there are, the files
+// they hand it, and a script kept running for a whole case that answers commands on a pipe.
 #pragma once
-#include <unistd.h>
+#include <sys/types.h>
 
-#include <cstdlib>
+#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace ladder {
 
 // LADDER_PYTHON alone where set; else every python3 on PATH, in PATH's order.
-inline std::vector<std::string> pythons_on_path() {
-  if (const char* env = std::getenv("LADDER_PYTHON"); env && *env) return {env};
-  std::vector<std::string> found;
-  const char* path = std::getenv("PATH");
-  const std::string dirs = path ? path : "/usr/bin:/bin";
-  for (std::size_t start = 0; start <= dirs.size();) {
-    std::size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    const std::filesystem::path candidate = std::filesystem::path(dirs.substr(start, end - start)) / "python3";
-    if (access(candidate.c_str(), X_OK) == 0) found.push_back(candidate.string());
-    start = end + 1;
-  }
-  return found;
-}
+std::vector<std::string> pythons_on_path();
 
-inline void write_binary_file(const std::filesystem::path& path, const void* data, std::size_t bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
+// The first interpreter in which `probe` (Python, no single quotes) runs and exits 0, or empty:
+// LADDER_PYTHON alone where set, else every python3 on PATH, then the distribution's
+// /usr/bin/python3 (where Debian's python3-numpy and python3-torch go). Asked once per probe.
+std::string python_with(const std::string& probe);
+
+// Why no interpreter could be used: "<which interpreters> <what none does>" (e.g. "imports numpy").
+std::string no_python_reason(const std::string& what_none_does);
+
+void write_binary_file(const std::filesystem::path& path, const void* data, std::size_t bytes);
+
+// A Python script started once in its own temporary directory (which it may write to, and which
+// goes with it): `ask` sends one command line and returns the one line it answers.
+class PythonSession {
+ public:
+  // `name` names the temporary directory and the script's file there.
+  PythonSession(const std::string& python, const std::string& name, const char* script_text);
+  ~PythonSession();
+  PythonSession(const PythonSession&) = delete;
+  PythonSession& operator=(const PythonSession&) = delete;
+
+  const std::filesystem::path& dir() const { return dir_; }
+  // Starts the script with these arguments (files written into dir() before); returns its first line.
+  std::string start(const std::vector<std::string>& arguments);
+  std::string ask(const std::string& command);
+  const std::string& python() const { return python_; }
+
+ private:
+  std::string answer();
+
+  std::string python_;
+  std::filesystem::path dir_, script_;
+  pid_t child_ = -1;
+  FILE* commands_ = nullptr;
+  FILE* answers_ = nullptr;
+};
 
 }  // namespace ladder

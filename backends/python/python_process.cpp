@@ -1,0 +1,121 @@
+#include "python_process.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+namespace ladder {
+
+std::vector<std::string> pythons_on_path() {
+  if (const char* env = std::getenv("LADDER_PYTHON"); env && *env) return {env};
+  std::vector<std::string> found;
+  const char* path = std::getenv("PATH");
+  const std::string dirs = path ? path : "/usr/bin:/bin";
+  for (std::size_t start = 0; start <= dirs.size();) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const std::filesystem::path candidate = std::filesystem::path(dirs.substr(start, end - start)) / "python3";
+    if (access(candidate.c_str(), X_OK) == 0) found.push_back(candidate.string());
+    start = end + 1;
+  }
+  return found;
+}
+
+std::string python_with(const std::string& probe) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> found;
+  std::lock_guard lock(mutex);
+  if (auto it = found.find(probe); it != found.end()) return it->second;
+  std::vector<std::string> candidates = pythons_on_path();
+  if (const char* env = std::getenv("LADDER_PYTHON"); !env || !*env) candidates.push_back("/usr/bin/python3");
+  std::string chosen;
+  for (const auto& python : candidates) {
+    if (access(python.c_str(), X_OK) != 0) continue;
+    const std::string command = "'" + python + "' -c '" + probe + "' >/dev/null 2>&1";
+    if (std::system(command.c_str()) == 0) {
+      chosen = python;
+      break;
+    }
+  }
+  return found[probe] = chosen;
+}
+
+std::string no_python_reason(const std::string& what_none_does) {
+  if (const char* env = std::getenv("LADDER_PYTHON"); env && *env)
+    return "LADDER_PYTHON=" + std::string(env) + " is not a Python that " + what_none_does;
+  return "no python3 on PATH (nor /usr/bin/python3) " + what_none_does;
+}
+
+void write_binary_file(const std::filesystem::path& path, const void* data, std::size_t bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+PythonSession::PythonSession(const std::string& python, const std::string& name, const char* script_text) : python_(python) {
+  // A closed pipe to a Python process that ended must be an error to report, not a signal.
+  signal(SIGPIPE, SIG_IGN);
+  std::string pattern = "/tmp/ladderbench-" + name + "-XXXXXX";
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary directory");
+  dir_ = pattern;
+  script_ = dir_ / (name + ".py");
+  write_binary_file(script_, script_text, std::char_traits<char>::length(script_text));
+}
+
+std::string PythonSession::start(const std::vector<std::string>& arguments) {
+  int to_child[2], from_child[2];
+  if (pipe(to_child) != 0 || pipe(from_child) != 0) throw std::runtime_error("cannot create pipes");
+  std::vector<std::string> words = {python_, script_.string()};
+  words.insert(words.end(), arguments.begin(), arguments.end());
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  child_ = fork();
+  if (child_ == 0) {
+    dup2(to_child[0], STDIN_FILENO);
+    dup2(from_child[1], STDOUT_FILENO);
+    close(to_child[1]);
+    close(from_child[0]);
+    execv(python_.c_str(), argv.data());
+    _exit(127);
+  }
+  close(to_child[0]);
+  close(from_child[1]);
+  if (child_ < 0) throw std::runtime_error("cannot start " + python_);
+  commands_ = fdopen(to_child[1], "w");
+  answers_ = fdopen(from_child[0], "r");
+  return answer();
+}
+
+PythonSession::~PythonSession() {
+  if (commands_) {
+    std::fputs("quit\n", commands_);
+    std::fclose(commands_);
+  }
+  if (answers_) std::fclose(answers_);
+  if (child_ > 0) waitpid(child_, nullptr, 0);
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+std::string PythonSession::answer() {
+  char line[65536] = {};
+  if (!std::fgets(line, sizeof line, answers_)) throw std::runtime_error("the Python process ended");
+  std::string text = line;
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  return text;
+}
+
+std::string PythonSession::ask(const std::string& command) {
+  if (!commands_ || std::fprintf(commands_, "%s\n", command.c_str()) < 0 || std::fflush(commands_) != 0)
+    throw std::runtime_error("the Python process does not listen");
+  return answer();
+}
+
+}  // namespace ladder
