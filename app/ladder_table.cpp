@@ -263,11 +263,55 @@ std::string format_roof_check(const std::vector<benchmark::BenchmarkReporter::Ru
 
 namespace ladder {
 
+namespace {
+
+// Where several backends ran one configuration: its operations as rows, a column per backend
+// (ms per pass and share), so that PyTorch's time stands beside our own backends' on each row.
+std::string format_model_ops_side_by_side(
+    const std::map<std::int64_t, std::vector<std::pair<std::string, const benchmark::BenchmarkReporter::Run*>>>& by_tokens) {
+  std::string out;
+  for (const auto& [tokens, backends] : by_tokens) {
+    if (backends.size() < 2) continue;
+    out += fmt::format("  side by side, tokens:{} (ms per pass, share of the operations' time)\n    {:<26}", tokens, "operation");
+    for (const auto& [backend, run] : backends) out += fmt::format(" {:>18}", backend);
+    out += "\n";
+    for (int i = 0; i < model::kOps; ++i) {
+      const std::string op = model::op_name(static_cast<model::Op>(i));
+      out += fmt::format("    {:<26}", op);
+      for (const auto& [backend, run] : backends)
+        out += fmt::format(" {:>10.3f} {:>6.1f}%", counter(*run, ("op/" + op + "/seconds").c_str()) * 1e3,
+                           100 * counter(*run, ("op/" + op + "/share").c_str()));
+      out += "\n";
+    }
+    out += fmt::format("    {:<26}", "whole pass (timed)");
+    for (const auto& [backend, run] : backends)
+      out += fmt::format(" {:>10.3f} {:>7}", run->GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run->time_unit) * 1e3,
+                         "");
+    out += "\n";
+    const bool framework = std::any_of(backends.begin(), backends.end(),
+                                       [](const auto& b) { return b.second->counters.count("framework_seconds"); });
+    if (framework) {
+      out += fmt::format("    {:<26}", "framework, outside the ops");
+      for (const auto& [backend, run] : backends)
+        out += run->counters.count("framework_seconds")
+                   ? fmt::format(" {:>10.3f} {:>6.1f}%", counter(*run, "framework_seconds") * 1e3,
+                                 100 * counter(*run, "framework_share"))
+                   : fmt::format(" {:>18}", "-");
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string format_model_ops(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
   std::string out;
+  std::map<std::int64_t, std::vector<std::pair<std::string, const benchmark::BenchmarkReporter::Run*>>> by_tokens;
   for (const auto& [key, run] : representative_runs(runs)) {
     auto name = parse_case_name(key);
     if (!name || name->suite != kModelSuite || run_failed(*run)) continue;
+    by_tokens[name->n].emplace_back(name->rung, run);
     out += fmt::format(
         "  {} ({}), {:.3g} ms per pass\n", key,
         run->report_label.substr(0, std::min(run->report_label.find("; verified"), run->report_label.find("; regimes"))),
@@ -292,7 +336,7 @@ std::string format_model_ops(const std::vector<benchmark::BenchmarkReporter::Run
                          100 * ::ladder::counter(*run, ("op/" + op + "/roof_fraction").c_str()), regime_of(op));
     }
   }
-  return out;
+  return out + format_model_ops_side_by_side(by_tokens);
 }
 
 std::string format_model_sweep(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {

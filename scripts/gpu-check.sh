@@ -7,7 +7,8 @@
 #   ctest.log        the whole test run
 #   gpu-gemm.json    the GEMM ladder's GPU rungs at n = 1024, 2048 (and the CPU's fastest beside them)
 #   gpu-device.json  the device's stream, pcie, roofline and overhead suites
-#   gpu-model.json   the model's GPU backends (cpu and cpu-bf16 beside them) and its resolution sweep
+#   gpu-model.json   the model's GPU backends, PyTorch's included (cpu, cpu-bf16 and torch beside them)
+#   gpu-model-sweep.json  the model's resolution sweep on the GPU
 #   gpu-ladder.json  with LADDER_GPU_LADDER=1: the whole GEMM ladder, every rung of both devices at n = 4096
 #   gpu-check.log    everything printed, tables included (kept even where a step runs out of time)
 #   scripts/gpu-check.sh OUT_DIR
@@ -153,10 +154,14 @@ fi
 step device-suites 150 "$exe" "${device_args[@]}" --suite stream,pcie,roofline,overhead --profile quick \
   --rungs "$(gpu_rungs 'stream|pcie|roofline|overhead')" \
   --benchmark_out="$out/gpu-device.json" --benchmark_out_format=json
-# The model's GPU backends with the host's beside them, and the resolution sweep (a pass may take
-# 1 s in the quick profile).
-step model 200 "$exe" "${device_args[@]}" --suite model,model-sweep --profile quick --rungs "$(gpu_rungs model),cpu,cpu-bf16" \
+# The model's GPU backends, PyTorch's among them, with the host's beside them (cpu, cpu-bf16, torch).
+step model 240 "$exe" "${device_args[@]}" --suite model --profile quick --rungs "$(gpu_rungs model),cpu,cpu-bf16,torch" \
   --benchmark_out="$out/gpu-model.json" --benchmark_out_format=json
+# The resolution sweep (a pass may take 1 s in the quick profile): our GPU backends and PyTorch's
+# f32 one; its TF32 and f16 variants stay out, each side of theirs a fresh interpreter and CUDA context.
+step model-sweep 200 "$exe" "${device_args[@]}" --suite model-sweep --profile quick \
+  --rungs "$(gpu_rungs model | tr , '\n' | grep -v '^torch-cuda-' | paste -sd, -)" \
+  --benchmark_out="$out/gpu-model-sweep.json" --benchmark_out_format=json
 
 echo "gpu-check: the GPU after the runs:"
 describe_gpu

@@ -101,6 +101,9 @@ cli 0 run "OMP_NUM_THREADS=64 $L $smoke"
 cli 0 run "OMP_NUM_THREADS=abc $L $smoke"
 cli 0 run "LADDER_PYTHON=/nonexistent $L --profile smoke --suite gemm --rungs python,naive --benchmark_min_time=0.001"
 cli 0 run "$L --suite model --model 3,5,8,1,2 --rungs naive --benchmark_min_time=0.001"
+# The PyTorch model where no Python has torch: unavailable, one line, nothing to run.
+cli 2 usage "LADDER_PYTHON=/nonexistent $L --suite model --rungs torch"
+cli 2 usage "LADDER_PYTHON=/bin/false $L --suite model --rungs torch-cuda"
 
 # Files: a good file that must survive each of these.
 file_case() {  # file_case EXPECTED DESCRIPTION COMMAND (COMMAND writes to $work/f/results.json)

@@ -359,13 +359,56 @@ TEST(Model, TheFootprintCountsWhatTheForwardPassAllocates) {
   // After a pass, so that a conversion buffer that had to grow during it would show.
   for (const Config& c : {*named_config("tiny"), *named_config("small"), Config{"odd", 3, 7, 10, 1, 2}})
     for (const Backend& b : backends()) {
-      if (!b.unavailable_reason().empty()) continue;
+      // A framework's memory is its allocator's (torch: the process's peak), not our count.
+      if (!b.unavailable_reason().empty() || b.out_of_place) continue;
       Prepared pass = b.prepare(c, make_weights(c), make_inputs(c));
       Output out;
       OpTimes times;
       pass.run(out, times);
       EXPECT_EQ(pass.allocated_bytes(), backend_footprint_bytes(b, c)) << b.name << " " << c.name;
     }
+}
+
+// The PyTorch module (torch_model.py) in its own interpreter, where Python has torch.
+const Backend* torch_cpu_backend() {
+  auto it = std::find_if(backends().begin(), backends().end(), [](const Backend& b) { return b.name == "torch"; });
+  return it == backends().end() || !it->unavailable_reason().empty() ? nullptr : &*it;
+}
+
+TEST(ModelTorch, ThePassIsSplitIntoTheThirteenOperationsAndTheFrameworksRest) {
+  const Backend* b = torch_cpu_backend();
+  if (!b) GTEST_SKIP() << "no Python with PyTorch here";
+  const Config c = *named_config("small");
+  Prepared pass = b->prepare(c, make_weights(c), make_inputs(c));
+  Output out;
+  OpTimes times;
+  pass.run(out, times);
+  EXPECT_LE(output_error(out, reference(c)), tolerance(b->dtype));
+  EXPECT_GE(pass.passes_per_run, 1);
+  EXPECT_GT(pass.last_pass_seconds(), 0);
+  ASSERT_TRUE(pass.profile);
+  const ProfiledPass profiled = pass.profile();
+  double sum = 0;
+  for (int i = 0; i < kOps; ++i) {
+    EXPECT_GT(profiled.per_pass.seconds[i], 0) << op_name(static_cast<Op>(i)) << " never ran under its name";
+    sum += profiled.per_pass.seconds[i];
+  }
+  EXPECT_LE(sum, profiled.pass_seconds);
+  EXPECT_NEAR(profiled.framework_seconds, profiled.pass_seconds - sum, 1e-9);
+  EXPECT_FALSE(profiled.basis.empty());
+  EXPECT_NE(pass.framework().find("PyTorch"), std::string::npos) << pass.framework();
+}
+
+TEST(ModelTorch, APassAfterThePoisonWritesTheOutputAgain) {
+  const Backend* b = torch_cpu_backend();
+  if (!b) GTEST_SKIP() << "no Python with PyTorch here";
+  const Config c{"odd", 3, 7, 10, 1, 2};
+  Prepared pass = b->prepare(c, make_weights(c), make_inputs(c));
+  Output out;
+  OpTimes times;
+  pass.poison();
+  pass.run(out, times);
+  EXPECT_LE(output_error(out, reference(c)), tolerance(b->dtype));
 }
 
 // The label names oneDNN's kernels, so that a run on an AMX machine shows whether AMX was used.

@@ -83,6 +83,7 @@ const std::vector<Backend>& backends() {
                    },
                    0});
 #endif
+    for (auto& t : torch_backends()) b.push_back(std::move(t));
     // The backends this build left out (no OpenBLAS, oneDNN or CUDA), known and unavailable.
     for (const auto& o : optional_rungs()) {
       if (o.kind != RungKind::model || backend_built(o.backend)) continue;
@@ -100,7 +101,10 @@ const std::vector<Backend>& backends() {
 
 double backend_footprint_bytes(const Backend& b, const Config& c) {
   const bool converts_operands = b.dtype == DType::bf16 || b.dtype == DType::f16;
-  return footprint_bytes(c, b.dtype == DType::f64 ? 8 : 4, converts_operands ? 2 : 0);
+  const double ours = footprint_bytes(c, b.dtype == DType::f64 ? 8 : 4, converts_operands ? 2 : 0);
+  // An out-of-place framework keeps a volume and its softmax both (4 bytes each, or more).
+  const double L = static_cast<double>(c.tokens());
+  return b.out_of_place ? ours + 4.0 * L * L * (1 + c.heads) : ours;
 }
 
 std::vector<std::string> backend_names() {

@@ -190,7 +190,15 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
   };
   out = oracle;
   poison(out);
-  for (auto _ : state) pass.run(out, times);
+  const auto timed_run = [&] {
+    pass.run(out, times);
+    if (b.self_timed) state.SetIterationTime(pass.last_pass_seconds());
+  };
+  if (pass.passes_per_run > 1) {
+    while (state.KeepRunningBatch(pass.passes_per_run)) timed_run();
+  } else {
+    for (auto _ : state) timed_run();
+  }
   // Verified again after timing: what the timed passes left, and one more pass on a poisoned output.
   const auto verified = [&](const char* when) {
     const double error = output_error(out, oracle);
@@ -202,21 +210,33 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
   };
   if (!verified("the output after timing is wrong")) return;
   poison(out);
+  pass.poison();
   pass.run(out, untimed);
   if (!verified("a pass after timing left a wrong output")) return;
-  // Per operation type: seconds per pass, share of the pass, and rates from its FLOPs and bytes.
+  // Per operation type: seconds per pass, share of the pass, and rates from its FLOPs and bytes;
+  // from a timer around each operation, or from the backend's own profiler.
   const auto costs = op_costs(c);
   double seconds_per_pass[kOps], total_flops = 0, total_bytes = 0, timed = 0;
-  for (int i = 0; i < kOps; ++i) {
-    seconds_per_pass[i] = times.seconds[i] / static_cast<double>(state.iterations());
-    timed += times.seconds[i];
-  }
+  std::string split_by;
   using benchmark::Counter;
+  if (pass.profile) {
+    const ProfiledPass profiled = pass.profile();
+    for (int i = 0; i < kOps; ++i) seconds_per_pass[i] = profiled.per_pass.seconds[i];
+    // What the framework adds to a pass: outside the operations' time (on a GPU, the time it did
+    // not compute), as a share of the profiled passes' wall time.
+    state.counters["framework_seconds"] = profiled.framework_seconds;
+    state.counters["framework_share"] = profiled.framework_seconds / profiled.pass_seconds;
+    state.counters["profiled_pass_seconds"] = profiled.pass_seconds;
+    split_by = fmt::format("split by operation: {}; ", profiled.basis);
+  } else {
+    for (int i = 0; i < kOps; ++i) seconds_per_pass[i] = times.seconds[i] / static_cast<double>(state.iterations());
+  }
+  for (int i = 0; i < kOps; ++i) timed += seconds_per_pass[i];
   for (int i = 0; i < kOps; ++i) {
     const std::string op = op_name(static_cast<Op>(i));
     const double seconds = seconds_per_pass[i];
     state.counters["op/" + op + "/seconds"] = seconds;
-    state.counters["op/" + op + "/share"] = timed > 0 ? times.seconds[i] / timed : 0;
+    state.counters["op/" + op + "/share"] = timed > 0 ? seconds / timed : 0;
     state.counters["op/" + op + "/flops"] = seconds > 0 ? costs[i].flops / seconds : 0;
     state.counters["op/" + op + "/bytes_per_second"] = seconds > 0 ? costs[i].bytes / seconds : 0;
     // The counts themselves, so that report tools read them from here instead of redefining them.
@@ -270,8 +290,10 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
       verified_here ? "verified at this configuration"
                     : fmt::format("verified at {}x{} (same C, layers, heads; the reference here costs {:.0f} GFLOP)",
                                   checked.height, checked.width, reference_flops(c) / 1e9);
-  state.SetLabel(fmt::format("config {}; {}; {}regimes: {}", describe(c), verified_at,
-                             gemms.empty() ? "" : "GEMMs: oneDNN " + gemms + "; ", regimes));
+  const std::string framework = pass.framework();
+  state.SetLabel(fmt::format("config {}; {}; {}{}{}regimes: {}", describe(c), verified_at,
+                             gemms.empty() ? "" : "GEMMs: oneDNN " + gemms + "; ", framework.empty() ? "" : framework + "; ",
+                             split_by, regimes));
 }
 
 }  // namespace
@@ -281,6 +303,7 @@ BenchmarkCase model_case(std::string name, const model::Backend& b, const model:
   bc.name = std::move(name);
   const double footprint = backend_footprint_bytes(b, c);
   bc.on_device = b.threading == Threading::device;
+  bc.timing = b.self_timed ? Timing::manual : Timing::wall;
   if (b.threading == Threading::device) {
     bc.device_memory_bytes = footprint;
     bc.memory_bytes = 4.0 * (2.0 * c.channels * c.tokens() + 4.0 * c.tokens());  // inputs and outputs on the host

@@ -15,12 +15,29 @@
 
 namespace ladder::model {
 
+// What a backend's own profiler says of a pass (the PyTorch backends: torch.profiler's ranges).
+struct ProfiledPass {
+  OpTimes per_pass;              // seconds per pass, per operation
+  double pass_seconds = 0;       // the profiled passes' wall time, per pass
+  double framework_seconds = 0;  // of it, outside the operations' time (see `basis`)
+  std::string basis;             // what an operation's time is ("kernel time under each range (CUDA)")
+};
+
 // A backend made ready for one configuration: its weights and inputs in place.
 struct Prepared {
   std::function<void(Output&, OpTimes&)> run;  // one forward pass
   std::function<double()> allocated_bytes;     // what it holds now (footprint_bytes' count)
   // The library kernels its GEMMs ran on, where the library says (oneDNN: e.g. brg:avx512_core_amx).
   std::function<std::string()> gemm_implementation = [] { return std::string(); };
+  // What ran the pass where it is a framework (PyTorch's version, device, threads), for the label.
+  std::function<std::string()> framework = [] { return std::string(); };
+  // Backends that run elsewhere (a Python process) and time their passes themselves:
+  std::function<double()> last_pass_seconds = {};  // the last run's passes, as timed where they ran
+  std::int64_t passes_per_run = 1;                 // how many passes one run() makes, back to back
+  std::function<void()> poison = [] {};            // makes the output the next pass must overwrite NaN
+  // One pass split by operation by the backend's own profiler, instead of a timer around each
+  // operation here.
+  std::function<ProfiledPass()> profile = {};
 };
 
 struct Backend {
@@ -31,7 +48,13 @@ struct Backend {
   std::function<std::string()> unavailable_reason = [] { return std::string(); };
   std::function<Prepared(const Config&, const Weights&, const Inputs&)> prepare;
   int max_layers_tokens = 0;  // 0: any size; else the largest HW it is run at (the slow ones)
+  bool self_timed = false;    // Prepared::last_pass_seconds is its time (manual time)
+  // Each operation makes a new tensor (PyTorch): the (HW)^2 volumes exist twice at once.
+  bool out_of_place = false;
 };
+
+// The same network as a PyTorch module (model_torch.cpp), on the CPU and on a GPU.
+std::vector<Backend> torch_backends();
 
 const std::vector<Backend>& backends();
 

