@@ -169,10 +169,10 @@ def load_result_file(path, doc=None):
                     continue
                 _, op, what = str(counter).split("/", 2)
                 ops.setdefault(op, {})[what] = number
-        if ops:  # a model case: its configuration and the time of a pass (its operations' median seconds)
+        if ops:  # a model case: its configuration and the time of a pass (as timed; else its operations' sum)
             case["ops"] = ops
             case["config"] = model_config_name(m.context, b, case["label"])
-            case["pass_seconds"] = sum(o.get("seconds", 0) for o in ops.values())
+            case["pass_seconds"] = case.get("seconds") or sum(o.get("seconds", 0) for o in ops.values())
         case["regime"] = regime_of(b, case["label"], regime_names)
         if key not in m.cases:
             m.order.append(key)
