@@ -2,12 +2,65 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <memory>
+
 #include "core/registry.hpp"
 #include "gemm/gemm_suite.hpp"
+#include "python/python_process.hpp"
 #include "roofs/overhead_probes.hpp"
 
 namespace ladder {
 namespace {
+
+// The real interpreter's cost of calling a Python function that does nothing: the bottom layer
+// of every call a Python user makes into a library (numpy.matmul, torch.matmul), timed in the
+// interpreter itself (manual time), the pipe's round trip outside it.
+constexpr const char* kPythonCallScript = R"ladder_python(import sys, time
+def empty():
+    pass
+print("ready", sys.version.split()[0], flush=True)
+for line in sys.stdin:
+    words = line.split()
+    if words[:1] == ["run"]:
+        calls = int(words[1])
+        start = time.perf_counter()
+        for _ in range(calls):
+            empty()
+        print(repr(time.perf_counter() - start), flush=True)
+    elif words[:1] == ["quit"]:
+        break
+)ladder_python";
+
+// The interpreter the numpy rung runs in where there is one, so that the layers of a call through
+// Python (this call, the library's dispatch, its kernel) are measured in one interpreter.
+std::string call_python() {
+  const std::string with_numpy = python_with("import numpy");
+  return with_numpy.empty() ? python_with("import sys") : with_numpy;
+}
+
+BenchmarkCase python_call_cost(const std::string& name, std::int64_t calls) {
+  BenchmarkCase c;
+  c.name = case_name(kOverheadSuite, name, "-", fmt::format("ops:{}", calls));
+  c.timing = Timing::manual;
+  c.body = [calls](benchmark::State& state) {
+    auto session = std::make_unique<PythonSession>(call_python(), "python_call", kPythonCallScript);
+    const std::string ready = session->start({});
+    if (ready.rfind("ready ", 0) != 0) {
+      state.SkipWithError(("the interpreter did not start: " + ready).c_str());
+      return;
+    }
+    const std::string run = "run " + std::to_string(calls);
+    session->ask(run);  // the loop's first pass outside the timing
+    for (auto _ : state) state.SetIterationTime(std::strtod(session->ask(run).c_str(), nullptr));
+    state.counters["seconds_per_op"] = benchmark::Counter(
+        static_cast<double>(calls), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+    state.SetItemsProcessed(calls * state.iterations());
+    state.counters["threads"] = 1;
+    state.SetLabel("CPython " + ready.substr(6) + " (" + session->python() + ")");
+  };
+  return c;
+}
 
 BenchmarkCase fixed_cost(const std::string& name, std::int64_t ops, std::function<void()> batch, int threads = 1) {
   BenchmarkCase c;
@@ -29,6 +82,7 @@ struct FixedCost {
   const char* summary;
   bool all_threads;
   std::function<BenchmarkCase(const std::string& name, int threads)> make;
+  std::function<std::string()> unavailable_reason = [] { return std::string(); };
 };
 
 BenchmarkCase boxed_cost(const std::string& name, overhead::BoxedProgram::Kind kind) {
@@ -46,6 +100,9 @@ const std::vector<FixedCost>& fixed_costs() {
        [](const std::string& name, int) { return boxed_cost(name, overhead::BoxedProgram::Kind::dispatch); }},
       {"boxed-add", "one boxed float add of the boxed interpreter (loads, add, allocation, pop)", false,
        [](const std::string& name, int) { return boxed_cost(name, overhead::BoxedProgram::Kind::add); }},
+      {"python-call", "a call of an empty Python function in the real interpreter (CPython)", false,
+       [](const std::string& name, int) { return python_call_cost(name, 100000); },
+       [] { return call_python().empty() ? no_python_reason("runs") : std::string(); }},
   };
   return all;
 }
@@ -55,7 +112,8 @@ const std::vector<FixedCost>& fixed_costs() {
 std::vector<BenchmarkCase> overhead_cases(const SuiteRequest& request) {
   std::vector<BenchmarkCase> cases;
   for (const FixedCost& cost : fixed_costs())
-    if (rung_requested(request, cost.name)) cases.push_back(cost.make(cost.name, request.machine->threads));
+    if (rung_requested(request, cost.name) && cost.unavailable_reason().empty())
+      cases.push_back(cost.make(cost.name, request.machine->threads));
 
   // The smallest GEMMs through each library (and our own all-core kernels beside them).
   SuiteRequest small = request;
@@ -76,7 +134,7 @@ namespace {
 std::vector<SuiteRung> overhead_rungs() {
   std::vector<SuiteRung> rungs;
   for (const FixedCost& cost : fixed_costs())
-    rungs.push_back({cost.name, "-", cost.all_threads ? "all cores" : "1 core", "", cost.summary});
+    rungs.push_back({cost.name, "-", cost.all_threads ? "all cores" : "1 core", "", cost.summary, cost.unavailable_reason});
   rungs.push_back(device_rung(kCudaLaunch, "-", "one empty kernel launch, back to back"));
   rungs.push_back(device_rung(kCudaSync, "-", "one empty kernel launch and a wait for it"));
   rungs.push_back(device_rung(kCublasSmall, "f32", "one cuBLAS SGEMM at n = 16"));
