@@ -49,14 +49,15 @@ INSTANTIATE_TEST_SUITE_P(AllRungs, RungMatchesReference, ::testing::ValuesIn(all
   return name;
 });
 
-// Large enough that avx2 and avx512 pack B in several column blocks (and tiled/parallel, several K
-// blocks): a prime, so every block and tile has a ragged edge.
+// Large enough that avx2 and avx512 pack B in several column blocks and run several K blocks
+// (avx512's are 16 MiB and 1024 deep: it needs n > 2048), and tiled/parallel several K blocks: a
+// prime, so every block and tile has a ragged edge.
 TEST(LargeSize, BlockedRungsCrossTheirPackingBlocks) {
-  const GemmInputs& in = cached_gemm_inputs(1531);
-  for (const char* name : {"parallel", "avx2", "avx512"}) {
+  for (const auto& [name, n] : {std::pair{"parallel", 1531}, std::pair{"avx2", 1531}, std::pair{"avx512", 2053}}) {
     const GemmRung* rung = registry().find_gemm(name);
     ASSERT_NE(rung, nullptr);
     if (auto reason = rung->unavailable_reason(); !reason.empty()) continue;
+    const GemmInputs& in = cached_gemm_inputs(n);
     GemmVerification v = verify_gemm_rung(*rung, in);
     EXPECT_TRUE(v.verdict.ok) << name << ": " << v.verdict.message;
   }
