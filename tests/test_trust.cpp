@@ -204,6 +204,20 @@ TEST(VerificationBounds, SampledRowsAreCheckedAgainstTheirOwnReference) {
   EXPECT_FALSE(check_gemm_output(DType::f32, in, c.data()).ok);
 }
 
+// A 16-bit output (PyTorch's bf16 matmul): the correct product rounded to bf16 passes only where
+// the rung says its output is rounded, and a product off by 1% in one row still fails.
+TEST(VerificationBounds, ARoundedOutputIsAllowedItsFormatsRoundingAndNoMore) {
+  const GemmInputs& in = cached_gemm_inputs(100);
+  std::vector<float> c(100 * 100);
+  GemmOperands op = operands(in, c.data());
+  correct_product(op, DType::bf16);
+  for (float& x : c) x = to_float(to_bf16(x));
+  EXPECT_FALSE(check_gemm_output(DType::bf16, in, c.data()).ok);
+  EXPECT_TRUE(check_gemm_output(DType::bf16, in, c.data(), true).ok);
+  for (int j = 0; j < 100; ++j) c[37 * 100 + j] *= 1.01f;
+  EXPECT_FALSE(check_gemm_output(DType::bf16, in, c.data(), true).ok);
+}
+
 // Item 12: what the whole run holds, each size's inputs once, and the process's own limits.
 TEST(MemoryBudget, SharedInputsCountOncePerKeyAndTheLargestCaseOnTop) {
   std::vector<BenchmarkCase> cases(4);

@@ -56,6 +56,9 @@ constexpr double dtype_tolerance(DType t) {
 // a local fault cannot hide under.
 constexpr bool verified_against_rounded_inputs(DType t) { return t == DType::bf16 || t == DType::f16; }
 constexpr double verification_tolerance(DType t) { return verified_against_rounded_inputs(t) ? 1e-4 : dtype_tolerance(t); }
+// The relative error of rounding a number to the format (its unit roundoff): an output rounded
+// element by element is off by at most this much in relative L2, and so is each of its rows.
+constexpr double unit_roundoff(DType t) { return t == DType::bf16 ? 0x1p-8 : t == DType::f16 ? 0x1p-11 : 0; }
 
 // bfloat16 as raw bits: the top half of an IEEE f32.
 struct bf16 {

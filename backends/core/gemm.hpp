@@ -103,6 +103,9 @@ struct GemmRung {
   // The overhead suite also times this rung at n = 1..64, where a call costs more than its
   // arithmetic: the all-core kernels at the top of the CPU ladder and the libraries beside them.
   bool small_gemm_sweep = false;
+  // Its output is in its 16-bit format (PyTorch's matmul of bf16 tensors returns bf16): verified
+  // against the rounded operands' product with that format's rounding of each element allowed.
+  bool rounds_output = false;
   std::string summary;  // one line for --list: what this rung is
   // What this rung removes or adds over the one below it, one of: interpretation and boxing,
   // loop order and cache lines, SIMD width, cache tiling, cores, hand-written kernel, tuned

@@ -4,8 +4,8 @@
 #   run [K]   one C = A·B (or K of them, back to back), timed; prints the seconds
 #   output    writes C to the output file (float32, row-major); prints "ok"
 #   poison    fills C with NaN (so that a call that skips its work shows); prints "ok"
-# Usage: library_matmul.py LIBRARY n a.bin b.bin c.bin, LIBRARY one of numpy, torch, torch-cuda,
-# torch-cuda-tf32.
+# Usage: library_matmul.py LIBRARY n a.bin b.bin c.bin, LIBRARY one of numpy, torch, torch-bf16,
+# torch-cuda, torch-cuda-tf32.
 # It prints one line first: "ready <what ran: library, version, BLAS and threads>", or
 # "unavailable <why>" and exits.
 import os
@@ -61,6 +61,22 @@ def torch_kernel(np, a, b):
     return run, (lambda: tc.numpy()), (lambda: tc.fill_(float("nan"))), describe
 
 
+def torch_bf16_kernel(np, a, b):
+    """torch.matmul on bf16 CPU tensors: the operands rounded to bf16 once, outside the timing (a
+    user's tensors are already bf16), and a bf16 output, which the rung is verified with."""
+    import torch
+    ta, tb = torch.from_numpy(a).bfloat16(), torch.from_numpy(b).bfloat16()
+    tc = torch.empty_like(ta)
+
+    def run():
+        torch.matmul(ta, tb, out=tc)
+
+    def describe():
+        return f"PyTorch {torch.__version__} CPU bf16, {torch.get_num_threads()} intra-op threads"
+
+    return run, (lambda: tc.float().numpy()), (lambda: tc.fill_(float("nan"))), describe
+
+
 def torch_cuda_kernel(np, a, b, tf32):
     """torch.matmul on the GPU, f32 in and out; TF32 tensor cores only where asked for. A call is
     timed as a user's is: the call from Python, the library's dispatch and the kernel, up to a
@@ -87,7 +103,7 @@ def main():
     a_path, b_path, c_path = sys.argv[3:6]
     try:
         import numpy as np
-        make = {"numpy": numpy_kernel, "torch": torch_kernel,
+        make = {"numpy": numpy_kernel, "torch": torch_kernel, "torch-bf16": torch_bf16_kernel,
                 "torch-cuda": lambda np, a, b: torch_cuda_kernel(np, a, b, False),
                 "torch-cuda-tf32": lambda np, a, b: torch_cuda_kernel(np, a, b, True)}[library]
         a = np.fromfile(a_path, dtype=np.float32).reshape(n, n)

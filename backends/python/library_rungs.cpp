@@ -1,5 +1,6 @@
-// Rungs numpy, torch, torch-cuda and torch-cuda-tf32: the GEMM as a Python user writes it,
-// `numpy.matmul(a, b)` or `torch.matmul(a, b)` on f32 arrays, called from the real interpreter. What changed from the
+// Rungs numpy, torch, torch-bf16, torch-cuda and torch-cuda-tf32: the GEMM as a Python user writes
+// it, `numpy.matmul(a, b)` or `torch.matmul(a, b)` on f32 arrays (bf16 tensors for torch-bf16),
+// called from the real interpreter. What changed from the
 // `python` rung: the triple loop is one call into a compiled BLAS (NumPy's OpenBLAS, PyTorch's
 // own), so the interpreter runs one dispatch instead of n^3 multiply-adds; against the `openblas`
 // rung what remains is the interpreter's and the library's per-call cost (the overhead suite's
@@ -10,6 +11,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "../core/cpu_features.hpp"
 #include "../core/registry.hpp"
 #include "library_matmul_py.hpp"  // generated: kLibraryMatmulPy, the text of library_matmul.py
 #include "python_process.hpp"
@@ -33,7 +35,7 @@ class LibraryKernel final : public GemmKernel {
     // the round trip on the pipe that asks for it. Measured on the second of two calls.
     session_.ask("run");
     const double one_call = std::strtod(session_.ask("run").c_str(), nullptr);
-    calls_ = calls_for(one_call, 1e-3, 100000);
+    calls_ = batch_for_case(library + "@" + std::to_string(op.n), [&] { return calls_for(one_call, 1e-3, 100000); });
     run_command_ = calls_ > 1 ? "run " + std::to_string(calls_) : "run";
   }
 
@@ -73,7 +75,7 @@ Needs module(const std::string& name, const std::string& package) {
 const Needs kTorchWithGpu{"import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)",
                           "has PyTorch that sees a GPU (torch.cuda.is_available(); or set LADDER_PYTHON)"};
 
-// `library` is what library_matmul.py runs: numpy, torch, torch-cuda, torch-cuda-tf32.
+// `library` is what library_matmul.py runs: numpy, torch, torch-bf16, torch-cuda, torch-cuda-tf32.
 GemmRung library_rung(const std::string& name, const std::string& library, const Needs& needs, std::string summary,
                       DType dtype = DType::f32, Threading threading = Threading::all_cores) {
   GemmRung rung;
@@ -103,9 +105,21 @@ void register_python(Registry& r) {
                      "numpy.matmul on f32 arrays, from the real interpreter (one call timed)"));
   r.add(library_rung("torch", "torch", module("torch", "python3-torch"),
                      "torch.matmul on f32 CPU tensors, from the real interpreter (one call timed)"));
+  // bf16 tensors in and out, where the CPU has bf16 units (AVX512_BF16, or AMX beside it).
+  GemmRung bf16 =
+      library_rung("torch-bf16", "torch-bf16", module("torch", "python3-torch"),
+                   "torch.matmul on bf16 CPU tensors (bf16 out), from the real interpreter (one call timed)", DType::bf16);
+  bf16.rounds_output = true;
+  // Its n = 1 … 64 would fail verification at some sizes: PyTorch 1.13's path for small bf16
+  // products (n = 7 and 16 here) rounds its sums, not only its output, to bf16.
+  bf16.small_gemm_sweep = false;
+  bf16.unavailable_reason = [python = bf16.unavailable_reason] {
+    if (auto isa = isa_unavailable_reason(Isa::avx512_bf16); !isa.empty()) return isa;
+    return python();
+  };
+  r.add(bf16);
   // The same call on the GPU: what a PyTorch user's matmul costs there, beside cuBLAS called
-  // directly (cublas, cublas-tf32). 16-bit inputs give 16-bit outputs in PyTorch, which the f16
-  // and bf16 rungs' tolerance (an f32 output of rounded operands) would not accept; not yet here.
+  // directly (cublas, cublas-tf32).
   r.add(library_rung("torch-cuda", "torch-cuda", kTorchWithGpu,
                      "torch.matmul on f32 CUDA tensors, TF32 off, from the real interpreter (one call, to a synchronize)",
                      DType::f32, Threading::device));

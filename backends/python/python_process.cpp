@@ -52,6 +52,18 @@ std::string no_python_reason(const std::string& what_none_does) {
   return "no python3 on PATH (nor /usr/bin/python3) " + what_none_does;
 }
 
+std::int64_t batch_for_case(const std::string& key, const std::function<std::int64_t()>& measure) {
+  static std::mutex mutex;
+  static std::map<std::string, std::int64_t> batches;
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = batches.find(key); it != batches.end()) return it->second;
+  }
+  const std::int64_t batch = measure();
+  std::lock_guard lock(mutex);
+  return batches.emplace(key, batch).first->second;
+}
+
 void write_binary_file(const std::filesystem::path& path, const void* data, std::size_t bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));

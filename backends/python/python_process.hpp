@@ -3,8 +3,10 @@
 #pragma once
 #include <sys/types.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,11 @@ std::string python_with(const std::string& probe);
 
 // Why no interpreter could be used: "<which interpreters> <what none does>" (e.g. "imports numpy").
 std::string no_python_reason(const std::string& what_none_does);
+
+// How many calls (or passes) one timed run of a case makes: `measure` on the case's first prepare,
+// the same number for every later one. Google Benchmark requires every repetition of a case to run
+// the same iteration count, which a batch measured again each time would break.
+std::int64_t batch_for_case(const std::string& key, const std::function<std::int64_t()>& measure);
 
 void write_binary_file(const std::filesystem::path& path, const void* data, std::size_t bytes);
 

@@ -97,7 +97,7 @@ const AlignedBuffer<double>& GemmInputs::reference_for(DType dtype) const {
   return *slot;
 }
 
-Verdict check_gemm_output(DType dtype, const GemmInputs& in, const float* c) {
+Verdict check_gemm_output(DType dtype, const GemmInputs& in, const float* c, bool rounds_output) {
   const std::size_t n = static_cast<std::size_t>(in.n);
   std::vector<float> sampled;
   std::span<const float> got(c, n * n);
@@ -107,7 +107,8 @@ Verdict check_gemm_output(DType dtype, const GemmInputs& in, const float* c) {
       std::copy_n(c + static_cast<std::size_t>(in.rows[r]) * n, n, sampled.begin() + static_cast<std::ptrdiff_t>(r * n));
     got = sampled;
   }
-  Verdict verdict = compare_to_reference(got, in.reference_for(dtype).span(), verification_tolerance(dtype), in.n);
+  const double tolerance = verification_tolerance(dtype) + (rounds_output ? unit_roundoff(dtype) : 0.0);
+  Verdict verdict = compare_to_reference(got, in.reference_for(dtype).span(), tolerance, in.n);
   // The figure reported is what the format costs: the error against the f32 inputs' product.
   if (verdict.ok && verified_against_rounded_inputs(dtype))
     verdict.relative_error = compare_to_reference(got, in.reference.span(), 1.0).relative_error;
@@ -187,7 +188,7 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
   };
   const auto verified = [&](const char* when) {
     kernel->copy_output();
-    const Verdict v = check_gemm_output(rung.dtype, in, c.data());
+    const Verdict v = check_gemm_output(rung.dtype, in, c.data(), rung.rounds_output);
     if (!v.ok) state.SkipWithError((when + v.message).c_str());
     return v.ok;
   };
@@ -330,7 +331,7 @@ GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& in) {
     result.verdict.message = std::string("threw: ") + e.what();
     return result;
   }
-  result.verdict = check_gemm_output(rung.dtype, in, c.data());
+  result.verdict = check_gemm_output(rung.dtype, in, c.data(), rung.rounds_output);
   if (in.rows.size() != static_cast<std::size_t>(in.n))
     result.label += fmt::format("{}verified on {} of {} rows (sampled)", result.label.empty() ? "" : "; ", in.rows.size(), in.n);
   return result;

@@ -62,7 +62,8 @@ double gemm_case_bytes(std::int64_t n);
 
 // C checked against the reference of the rung's dtype (verification_tolerance, worst row
 // included); relative_error is against the f32 inputs' product: what the number format costs.
-Verdict check_gemm_output(DType dtype, const GemmInputs& inputs, const float* c);
+// `rounds_output`: c holds a 16-bit output widened to float (GemmRung::rounds_output).
+Verdict check_gemm_output(DType dtype, const GemmInputs& inputs, const float* c, bool rounds_output = false);
 
 // Prepare the rung, poison C with NaN, run once, compare with the reference.
 struct GemmVerification {

@@ -5,6 +5,8 @@
 // with Python between them; the pass times itself in the interpreter (manual time), and its
 // split by operation comes from separate passes with named ranges (torch.profiler's kernel times
 // on a GPU, a clock around each operation on the CPU).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -49,8 +51,10 @@ class TorchModel {
     // spinning against each other, up to 30 times slower on two cores, which a user's loop of
     // passes does not see.
     number(session_.ask("run"));
-    passes_per_run_ =
-        std::clamp<std::int64_t>(static_cast<std::int64_t>(0.1 / std::max(number(session_.ask("run")), 1e-6)), 1, 1000);
+    const double one_pass = number(session_.ask("run"));
+    const std::string key = fmt::format("{}@{}x{}x{}x{}x{}", mode, c.height, c.width, c.channels, c.layers, c.heads);
+    passes_per_run_ = batch_for_case(
+        key, [&] { return std::clamp<std::int64_t>(static_cast<std::int64_t>(0.1 / std::max(one_pass, 1e-6)), 1, 1000); });
     run_command_ = "run " + std::to_string(passes_per_run_);
   }
   std::int64_t passes_per_run() const { return passes_per_run_; }

@@ -43,8 +43,10 @@ class PythonKernel final : public GemmKernel {
     // A small multiply takes less than starting the interpreter: enough of them a run for about
     // 50 ms, measured on one (only for the sizes where one can be that short).
     if (op.n <= kCalibratedUpTo) {
-      run();
-      calls_ = calls_for(seconds_, 0.05, 1000000);
+      calls_ = batch_for_case("python@" + std::to_string(op.n), [&] {
+        run();
+        return calls_for(seconds_, 0.05, 1000000);
+      });
     }
   }
   ~PythonKernel() override {
