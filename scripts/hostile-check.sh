@@ -101,6 +101,9 @@ cli 0 run "OMP_NUM_THREADS=64 $L $smoke"
 cli 0 run "OMP_NUM_THREADS=abc $L $smoke"
 cli 0 run "LADDER_PYTHON=/nonexistent $L --profile smoke --suite gemm --rungs python,naive --benchmark_min_time=0.001"
 cli 0 run "$L --suite model --model 3,5,8,1,2 --rungs naive --benchmark_min_time=0.001"
+# Repetitions of a self-timed rung whose batch of calls is measured (Google Benchmark aborted
+# when two repetitions ran different iteration counts).
+cli 0 run "$L --suite gemm --rungs python --sizes 7 --benchmark_repetitions=3 --benchmark_min_time=0.001"
 # The PyTorch model where no Python has torch: unavailable, one line, nothing to run.
 cli 2 usage "LADDER_PYTHON=/nonexistent $L --suite model --rungs torch"
 cli 2 usage "LADDER_PYTHON=/bin/false $L --suite model --rungs torch-cuda"
