@@ -119,11 +119,12 @@ int run(int argc, char** argv) {
   };
   std::vector<BenchmarkCase> cases = select_cases(opt, request);
 
-  // Budget: refuse what cannot fit before allocating anything, then let suites drop what would
-  // not run in the profile's time.
-  check_memory(cases, memory, request);
+  // Budget: let suites drop what would not run in the profile's time or beside the rest of the
+  // run (a sweep's cases up to where memory ends), then refuse what cannot fit, before anything
+  // large is allocated (a trim times passes of its small cases only).
   for (const Suite& suite : suites())
     if (suite.trim && suite_selected(opt, suite)) suite.trim(cases, request);
+  check_memory(cases, memory, request);
 
   // Run.
   initialize_benchmark(opt);

@@ -98,9 +98,22 @@ std::vector<BenchmarkCase> ModelSweep::cases(const SuiteRequest& request) {
 void ModelSweep::trim(std::vector<BenchmarkCase>& cases, const SuiteRequest& request) {
   using namespace model;
   const SweepShape sweep = sweep_shape(request);
+  // What the rest of the run holds throughout (each size's shared inputs, once): cases() stopped
+  // each sweep where a pass alone fills the usable memory, and a side that fits only alone goes.
+  std::vector<BenchmarkCase> held = cases;
+  for (auto& c : held) c.memory_bytes = 0;
+  const double shared = run_memory_bytes(held);
   std::lock_guard lock(mutex_);
   for (auto& [key, note] : notes_) {
     const std::string name = key.substr(key.find('/') + 1);
+    int memory_cut = 0;
+    for (const auto& c : cases)
+      if (const int side = sweep_side(c.name, name); side && c.memory_bytes + shared > request.host_usable_bytes)
+        memory_cut = memory_cut ? std::min(memory_cut, side) : side;
+    if (memory_cut) {
+      std::erase_if(cases, [&](const BenchmarkCase& c) { return sweep_side(c.name, name) >= memory_cut; });
+      note += fmt::format("; {} would not fit beside the run's other allocations ({:.1f} GB)", memory_cut, shared / 1e9);
+    }
     const auto backend = std::find_if(backends().begin(), backends().end(), [&](const Backend& b) { return b.name == name; });
     std::vector<int> sides;
     for (const auto& c : cases)
