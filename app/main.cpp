@@ -71,8 +71,7 @@ void run_more_rounds(const std::vector<BenchmarkCase>& cases, const RepetitionPo
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(first_round * policy.budget_share);
   for (int round = 2; std::chrono::steady_clock::now() < deadline; ++round) {
-    const double seconds_left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
-    const std::vector<std::string> noisy = cases_within_budget(reporter.runs(), policy, seconds_left);
+    const std::vector<std::string> noisy = cases_needing_more(reporter.runs(), policy);
     std::vector<BenchmarkCase> again;
     for (const BenchmarkCase& c : cases)
       if (std::find(noisy.begin(), noisy.end(), c.name) != noisy.end()) again.push_back(c);

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <functional>
 #include <numeric>
-#include <tuple>
 
 #include "core/statistics.hpp"
 #include "ladder_table.hpp"
@@ -59,28 +58,12 @@ double coefficient_of_variation(const std::vector<const Run*>& repetitions) {
 }
 
 std::vector<std::string> cases_needing_more(const std::vector<Run>& runs, const RepetitionPolicy& policy) {
-  return cases_within_budget(runs, policy, INFINITY);
-}
-
-std::vector<std::string> cases_within_budget(const std::vector<Run>& runs, const RepetitionPolicy& policy, double seconds_left) {
-  std::vector<std::tuple<double, double, std::string>> noisy;  // cv, predicted seconds, name
+  std::vector<std::string> names;
   for (const auto& [name, repetitions] : repetitions_by_case(runs)) {
     if (static_cast<int>(repetitions.size()) >= policy.cap) continue;
-    const double spread = coefficient_of_variation(repetitions);
-    if (!(spread > policy.target_cv)) continue;
-    double seconds = 0;
-    for (const Run* r : repetitions) seconds += r->real_accumulated_time;
-    noisy.emplace_back(spread, policy.step * seconds / static_cast<double>(repetitions.size()),
-                       repetitions.front()->run_name.function_name);
+    if (coefficient_of_variation(repetitions) > policy.target_cv) names.push_back(repetitions.front()->run_name.function_name);
   }
-  std::sort(noisy.begin(), noisy.end(), [](const auto& a, const auto& b) { return std::get<0>(a) > std::get<0>(b); });
-  std::vector<std::string> chosen;
-  for (const auto& [spread, seconds, name] : noisy)
-    if (seconds <= seconds_left) {
-      chosen.push_back(name);
-      seconds_left -= seconds;
-    }
-  return chosen;
+  return names;
 }
 
 std::vector<Run> merged_aggregates(const std::vector<Run>& runs) {

@@ -38,10 +38,6 @@ double coefficient_of_variation(const std::vector<const Run*>& repetitions);
 // repetitions than the cap and a coefficient of variation above the target.
 std::vector<std::string> cases_needing_more(const std::vector<Run>& runs, const RepetitionPolicy& policy);
 
-// Of those, the noisiest first, the ones whose next `policy.step` repetitions (predicted from the
-// time their repetitions took so far) fit in `seconds_left`: a round never runs past the budget.
-std::vector<std::string> cases_within_budget(const std::vector<Run>& runs, const RepetitionPolicy& policy, double seconds_left);
-
 // Mean, median, stddev and cv of every case with two or more repetitions, over all of them: each
 // repetition's time per iteration and each counter, as Google Benchmark's own aggregates report
 // them (the cv in the time's place, as a fraction).

@@ -47,19 +47,6 @@ TEST(Repetitions, OnlyCasesThatSpreadAndHaveRoomGetAnotherRound) {
   EXPECT_NEAR(coefficient_of_variation(repetitions_by_case(runs)["quiet/real_time"]), 0.0082, 0.0001);
 }
 
-// A round takes the noisiest cases first and only as many as its time left allows, predicted from
-// what their repetitions took: 4 more of "slow" (2 s each, 2 iterations) would take 16 s.
-TEST(Repetitions, ARoundTakesTheNoisiestCasesThatFitTheTimeLeft) {
-  RepetitionPolicy policy;
-  std::vector<BenchRun> runs;
-  for (double s : {2.0, 2.6, 1.6, 2.2}) runs.push_back(repetition("slow", s, 1 / s));
-  for (double s : {0.010, 0.011, 0.009, 0.010}) runs.push_back(repetition("fast", s, 1 / s));
-  for (double s : {0.010, 0.013, 0.008, 0.011}) runs.push_back(repetition("fast-noisier", s, 1 / s));
-  EXPECT_EQ(cases_within_budget(runs, policy, 1.0), (std::vector<std::string>{"fast-noisier", "fast"}));
-  EXPECT_EQ(cases_within_budget(runs, policy, 100.0), (std::vector<std::string>{"slow", "fast-noisier", "fast"}));
-  EXPECT_TRUE(cases_within_budget(runs, policy, 0.01).empty());
-}
-
 TEST(Repetitions, StatisticsCoverEveryRoundAndNumberTheRepetitions) {
   std::vector<BenchRun> runs;
   for (double s : {2.0, 4.0}) runs.push_back(repetition("case", s, 8 / s));
