@@ -39,25 +39,30 @@ std::string call_python() {
   return with_numpy.empty() ? python_with("import sys") : with_numpy;
 }
 
+// A fixed cost's counters: its ops per iteration as seconds per op, and the threads it ran on.
+void set_fixed_cost_counters(benchmark::State& state, std::int64_t ops, int threads) {
+  using benchmark::Counter;
+  state.counters["seconds_per_op"] = Counter(static_cast<double>(ops), Counter::kIsIterationInvariantRate | Counter::kInvert);
+  state.SetItemsProcessed(ops * state.iterations());
+  state.counters["threads"] = threads;
+}
+
 BenchmarkCase python_call_cost(const std::string& name, std::int64_t calls) {
   BenchmarkCase c;
   c.name = case_name(kOverheadSuite, name, "-", fmt::format("ops:{}", calls));
   c.timing = Timing::manual;
   c.body = [calls](benchmark::State& state) {
-    auto session = std::make_unique<PythonSession>(call_python(), "python_call", kPythonCallScript);
-    const std::string ready = session->start({});
+    PythonSession session(call_python(), "python_call", kPythonCallScript);
+    const std::string ready = session.start({});
     if (ready.rfind("ready ", 0) != 0) {
       state.SkipWithError(("the interpreter did not start: " + ready).c_str());
       return;
     }
     const std::string run = "run " + std::to_string(calls);
-    session->ask(run);  // the loop's first pass outside the timing
-    for (auto _ : state) state.SetIterationTime(std::strtod(session->ask(run).c_str(), nullptr));
-    state.counters["seconds_per_op"] = benchmark::Counter(
-        static_cast<double>(calls), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-    state.SetItemsProcessed(calls * state.iterations());
-    state.counters["threads"] = 1;
-    state.SetLabel("CPython " + ready.substr(6) + " (" + session->python() + ")");
+    session.ask(run);  // the loop's first pass outside the timing
+    for (auto _ : state) state.SetIterationTime(std::strtod(session.ask(run).c_str(), nullptr));
+    set_fixed_cost_counters(state, calls, 1);
+    state.SetLabel("CPython " + ready.substr(6) + " (" + session.python() + ")");
   };
   return c;
 }
@@ -67,11 +72,7 @@ BenchmarkCase fixed_cost(const std::string& name, std::int64_t ops, std::functio
   c.name = case_name(kOverheadSuite, name, "-", fmt::format("ops:{}", ops));
   c.body = [ops, batch, threads](benchmark::State& state) {
     for (auto _ : state) batch();
-    using benchmark::Counter;
-    // ops per iteration, as a rate, inverted: seconds per operation.
-    state.counters["seconds_per_op"] = Counter(static_cast<double>(ops), Counter::kIsIterationInvariantRate | Counter::kInvert);
-    state.SetItemsProcessed(ops * state.iterations());
-    state.counters["threads"] = threads;
+    set_fixed_cost_counters(state, ops, threads);
   };
   return c;
 }
