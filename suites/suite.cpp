@@ -63,16 +63,19 @@ std::vector<std::string> array_cap_notes() {
   return g_cap_notes;
 }
 
-double run_memory_bytes(const std::vector<BenchmarkCase>& cases) {
+double shared_memory_bytes(const std::vector<BenchmarkCase>& cases) {
   std::map<std::string, double> shared;
-  double largest_case = 0;
-  for (const auto& c : cases) {
+  for (const auto& c : cases)
     if (!c.shared_memory_key.empty()) shared[c.shared_memory_key] = std::max(shared[c.shared_memory_key], c.shared_memory_bytes);
-    largest_case = std::max(largest_case, c.memory_bytes);
-  }
-  double total = largest_case;
+  double total = 0;
   for (const auto& [key, bytes] : shared) total += bytes;
   return total;
+}
+
+double run_memory_bytes(const std::vector<BenchmarkCase>& cases) {
+  double largest_case = 0;
+  for (const auto& c : cases) largest_case = std::max(largest_case, c.memory_bytes);
+  return shared_memory_bytes(cases) + largest_case;
 }
 
 void set_telemetry_counters(benchmark::State& state, const telemetry::Summary& s) {

@@ -41,6 +41,9 @@ struct BenchmarkCase {
   double shared_memory_bytes = 0;
 };
 
+// What a run holds throughout: every shared allocation once.
+double shared_memory_bytes(const std::vector<BenchmarkCase>& cases);
+
 // The host memory a whole run holds at its peak: every shared allocation once, plus the largest
 // case's own (cases run one at a time, in any order).
 double run_memory_bytes(const std::vector<BenchmarkCase>& cases);

@@ -100,9 +100,7 @@ void ModelSweep::trim(std::vector<BenchmarkCase>& cases, const SuiteRequest& req
   const SweepShape sweep = sweep_shape(request);
   // What the rest of the run holds throughout (each size's shared inputs, once): cases() stopped
   // each sweep where a pass alone fills the usable memory, and a side that fits only alone goes.
-  std::vector<BenchmarkCase> held = cases;
-  for (auto& c : held) c.memory_bytes = 0;
-  const double shared = run_memory_bytes(held);
+  const double shared = shared_memory_bytes(cases);
   std::lock_guard lock(mutex_);
   for (auto& [key, note] : notes_) {
     const std::string name = key.substr(key.find('/') + 1);
