@@ -45,34 +45,24 @@ def numpy_kernel(np, a, b):
     return run, (lambda: c), poison, describe
 
 
-def torch_kernel(np, a, b):
+def torch_kernel(np, a, b, bf16):
+    """torch.matmul on CPU tensors, f32; or bf16: the operands rounded to bf16 once, outside the
+    timing (a user's tensors are already bf16), and a bf16 output, which the rung is verified with."""
     import torch
     ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+    if bf16:
+        ta, tb = ta.bfloat16(), tb.bfloat16()
     tc = torch.empty_like(ta)
 
     def run():
         torch.matmul(ta, tb, out=tc)
 
     def describe():
+        if bf16:
+            return f"PyTorch {torch.__version__} CPU bf16, {torch.get_num_threads()} intra-op threads"
         # PyTorch's own threads run its element-wise kernels; a GEMM may go to a BLAS with its own
         # pool (Debian's PyTorch: the system OpenBLAS), so both are named.
         return f"PyTorch {torch.__version__} CPU, {torch.get_num_threads()} intra-op threads, BLAS {loaded_blas()}"
-
-    return run, (lambda: tc.numpy()), (lambda: tc.fill_(float("nan"))), describe
-
-
-def torch_bf16_kernel(np, a, b):
-    """torch.matmul on bf16 CPU tensors: the operands rounded to bf16 once, outside the timing (a
-    user's tensors are already bf16), and a bf16 output, which the rung is verified with."""
-    import torch
-    ta, tb = torch.from_numpy(a).bfloat16(), torch.from_numpy(b).bfloat16()
-    tc = torch.empty_like(ta)
-
-    def run():
-        torch.matmul(ta, tb, out=tc)
-
-    def describe():
-        return f"PyTorch {torch.__version__} CPU bf16, {torch.get_num_threads()} intra-op threads"
 
     return run, (lambda: tc.float().numpy()), (lambda: tc.fill_(float("nan"))), describe
 
@@ -103,7 +93,9 @@ def main():
     a_path, b_path, c_path = sys.argv[3:6]
     try:
         import numpy as np
-        make = {"numpy": numpy_kernel, "torch": torch_kernel, "torch-bf16": torch_bf16_kernel,
+        make = {"numpy": numpy_kernel,
+                "torch": lambda np, a, b: torch_kernel(np, a, b, False),
+                "torch-bf16": lambda np, a, b: torch_kernel(np, a, b, True),
                 "torch-cuda": lambda np, a, b: torch_cuda_kernel(np, a, b, False),
                 "torch-cuda-tf32": lambda np, a, b: torch_cuda_kernel(np, a, b, True)}[library]
         a = np.fromfile(a_path, dtype=np.float32).reshape(n, n)
