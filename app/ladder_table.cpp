@@ -1,5 +1,6 @@
 #include "ladder_table.hpp"
 
+#include "core/registry.hpp"
 #include "gemm/gemm_suite.hpp"
 #include "model/model_suite.hpp"
 #include "repetitions.hpp"
@@ -174,31 +175,17 @@ std::string format_ratios(const std::vector<benchmark::BenchmarkReporter::Run>& 
     auto name = parse_case_name(key);
     if (name && name->suite == kGemmSuite && !run_failed(*run)) rate[{name->rung, name->n}] = counter(*run, "flops");
   }
-  struct Pair {
-    const char* ours;
-    const char* theirs;
-    const char* target;
-  };
-  const Pair pairs[] = {{"avx512", "openblas", ">= 1.0"},
-                        {"amx", "onednn-bf16-packed", ">= 0.8"},
-                        {"amx", "onednn-bf16", ""},
-                        {"avx512", "onednn", ""},
-                        {"avx2", "openblas", ""},
-                        {"avx2", "onednn", ""},
-                        {"onednn-packed", "onednn", ""},
-                        {"onednn-bf16-packed", "onednn-bf16", ""},
-                        {"boxed", "python", "within 1/3 .. 3"}};
   std::string out;
-  for (const Pair& p : pairs) {
-    for (const auto& [key, ours] : rate) {
-      if (key.first != p.ours) continue;
-      auto theirs = rate.find({p.theirs, key.second});
-      if (theirs == rate.end() || theirs->second <= 0) continue;
-      out += fmt::format(
-          "  {:<18} / {:<18} at n={:<5} {:6.2f}x{}\n", p.ours, p.theirs, key.second, ours / theirs->second,
-          *p.target && (key.second == 2048 || std::string(p.ours) == "boxed") ? fmt::format("   (target {})", p.target) : "");
-    }
-  }
+  for (const GemmRung& ours : registry().gemm)
+    for (const GemmRung::Rival& rival : ours.rivals)
+      for (const auto& [key, rate_ours] : rate) {
+        if (key.first != ours.name) continue;
+        auto theirs = rate.find({rival.rung, key.second});
+        if (theirs == rate.end() || theirs->second <= 0) continue;
+        const bool targeted = !rival.target.empty() && (rival.target_n == 0 || rival.target_n == key.second);
+        out += fmt::format("  {:<18} / {:<18} at n={:<5} {:6.2f}x{}\n", ours.name, rival.rung, key.second,
+                           rate_ours / theirs->second, targeted ? fmt::format("   (target {})", rival.target) : "");
+      }
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include "roofs/device_ceilings.hpp"
 
 #include "core/gpu_telemetry.hpp"
+#include "core/registry.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -22,13 +23,13 @@ double DeviceCeilings::peak(DType dtype) const {
   };
   switch (dtype) {
     case DType::f32:
-      return std::max(fma_f32, library("cublas"));
+      return std::max(fma_f32, library(optional_rung::cublas.name));
     case DType::tf32:
-      return library("cublas-tf32");
+      return library(optional_rung::cublas_tf32.name);
     case DType::f16:
-      return std::max(fma_f16, library("cublas-f16"));
+      return std::max(fma_f16, library(optional_rung::cublas_f16.name));
     case DType::bf16:
-      return library("cublas-bf16");
+      return library(optional_rung::cublas_bf16.name);
     default:
       return 0;
   }
@@ -75,7 +76,8 @@ DeviceCeilings measure_device_ceilings([[maybe_unused]] bool smoke) {
     flops = cuda::launch_fma_probe_f16(sink.get(), iterations, timer.stream());
     d.fma_f16 = std::max(d.fma_f16, flops / timer.stop());
   }
-  for (const char* mode : {"cublas", "cublas-tf32", "cublas-f16", "cublas-bf16"})
+  for (const char* mode : {optional_rung::cublas.name, optional_rung::cublas_tf32.name, optional_rung::cublas_f16.name,
+                           optional_rung::cublas_bf16.name})
     if (double rate = cuda::cublas_best_rate(mode, smoke ? 256 : 8192); rate > 0) d.cublas.emplace_back(mode, rate);
   const std::int64_t n = smoke ? (1 << 16) : (std::int64_t{1} << 26);
   cuda::DeviceBuffer in(n * 4), out(n * 4);

@@ -148,6 +148,23 @@ TEST(LadderTable, AFailedRunReadsTheSameUnderGoogleBenchmark17And18) {
   EXPECT_EQ(run_error(Run18{SkippedWithError, "verification failed"}), "verification failed");
 }
 
+// The head-to-head pairs come from the rungs' own rivals: a hand-written kernel beside the
+// library it should match, with its target only at the size the target is for.
+TEST(LadderTable, HeadToHeadSetsEachRungBesideItsRivalsWithTheTargetAtItsSize) {
+  auto gemm = [](const char* name, double flops) { return run_with(name, {{"flops", flops}}); };
+  const std::string table =
+      format_ratios({gemm("gemm/avx512/f32/n:2048/real_time", 210e9), gemm("gemm/openblas/f32/n:2048/real_time", 200e9),
+                     gemm("gemm/avx512/f32/n:1024/real_time", 100e9), gemm("gemm/openblas/f32/n:1024/real_time", 200e9),
+                     gemm("gemm/boxed/f32/n:64/real_time", 1e6), gemm("gemm/python/f32/n:64/real_time", 2e6)});
+  EXPECT_NE(table.find("avx512             / openblas           at n=2048    1.05x   (target >= 1.0)"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("avx512             / openblas           at n=1024    0.50x\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("boxed              / python             at n=64      0.50x   (target within 1/3 .. 3)"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("onednn"), std::string::npos) << "no rival without a figure: " << table;
+}
+
 }  // namespace
 }  // namespace ladder
 

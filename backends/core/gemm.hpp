@@ -107,6 +107,15 @@ struct GemmRung {
   // against the rounded operands' product with that format's rounding of each element allowed.
   bool rounds_output = false;
   std::string summary;  // one line for --list: what this rung is
+  // The rungs the console's "head to head" sets this one beside (a hand-written kernel and the
+  // libraries it should match), each with the ratio it aims at and the size that ratio is for
+  // (0: every size), where there is one.
+  struct Rival {
+    std::string rung;
+    std::string target;
+    std::int64_t target_n = 0;
+  };
+  std::vector<Rival> rivals;
   // What this rung removes or adds over the one below it, one of: interpretation and boxing,
   // loop order and cache lines, SIMD width, cache tiling, cores, hand-written kernel, tuned
   // library, ahead-of-time layout, matrix units, GPU, reference. The ladder report predicts each step's factor from it.

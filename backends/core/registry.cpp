@@ -22,26 +22,11 @@ const GemmRung* Registry::find_gemm(std::string_view name) const {
 }
 
 const std::vector<OptionalRung>& optional_rungs() {
-  using B = OptionalBackend;
-  using K = RungKind;
+  namespace o = optional_rung;
   static const std::vector<OptionalRung> all = {
-      {B::openblas, K::gemm, "openblas", DType::f32},
-      {B::onednn, K::gemm, "onednn", DType::f32},
-      {B::onednn, K::gemm, "onednn-packed", DType::f32},
-      {B::onednn, K::gemm, "onednn-bf16", DType::bf16},
-      {B::onednn, K::gemm, "onednn-bf16-packed", DType::bf16},
-      {B::cuda, K::gemm, "cuda-naive", DType::f32},
-      {B::cuda, K::gemm, "cuda-tiled", DType::f32},
-      {B::cuda, K::gemm, "cuda-regtile", DType::f32},
-      {B::cuda, K::gemm, "cublas", DType::f32},
-      {B::cuda, K::gemm, "cublas-tf32", DType::tf32},
-      {B::cuda, K::gemm, "cublas-f16", DType::f16},
-      {B::cuda, K::gemm, "cublas-bf16", DType::bf16},
-      {B::openblas, K::model, "cpu", DType::f32},
-      {B::onednn, K::model, "cpu-bf16", DType::bf16},
-      {B::cuda, K::model, "cuda", DType::f32},
-      {B::cuda, K::model, "cuda-tf32", DType::tf32},
-      {B::cuda, K::model, "cuda-f16", DType::f16},
+      o::openblas,   o::onednn,         o::onednn_packed, o::onednn_bf16,     o::onednn_bf16_packed, o::cuda_naive,
+      o::cuda_tiled, o::cuda_regtile,   o::cublas,        o::cublas_tf32,     o::cublas_f16,         o::cublas_bf16,
+      o::model_cpu,  o::model_cpu_bf16, o::model_cuda,    o::model_cuda_tf32, o::model_cuda_f16,
   };
   return all;
 }

@@ -69,6 +69,30 @@ struct OptionalRung {
   DType dtype;
   Threading threading() const { return backend == OptionalBackend::cuda ? Threading::device : Threading::all_cores; }
 };
+// Each optional rung's name, defined here once: its backend names itself with it, and a build
+// without the backend lists it as a placeholder.
+namespace optional_rung {
+using B = OptionalBackend;
+using K = RungKind;
+inline constexpr OptionalRung openblas{B::openblas, K::gemm, "openblas", DType::f32};
+inline constexpr OptionalRung onednn{B::onednn, K::gemm, "onednn", DType::f32};
+inline constexpr OptionalRung onednn_packed{B::onednn, K::gemm, "onednn-packed", DType::f32};
+inline constexpr OptionalRung onednn_bf16{B::onednn, K::gemm, "onednn-bf16", DType::bf16};
+inline constexpr OptionalRung onednn_bf16_packed{B::onednn, K::gemm, "onednn-bf16-packed", DType::bf16};
+inline constexpr OptionalRung cuda_naive{B::cuda, K::gemm, "cuda-naive", DType::f32};
+inline constexpr OptionalRung cuda_tiled{B::cuda, K::gemm, "cuda-tiled", DType::f32};
+inline constexpr OptionalRung cuda_regtile{B::cuda, K::gemm, "cuda-regtile", DType::f32};
+inline constexpr OptionalRung cublas{B::cuda, K::gemm, "cublas", DType::f32};
+inline constexpr OptionalRung cublas_tf32{B::cuda, K::gemm, "cublas-tf32", DType::tf32};
+inline constexpr OptionalRung cublas_f16{B::cuda, K::gemm, "cublas-f16", DType::f16};
+inline constexpr OptionalRung cublas_bf16{B::cuda, K::gemm, "cublas-bf16", DType::bf16};
+inline constexpr OptionalRung model_cpu{B::openblas, K::model, "cpu", DType::f32};
+inline constexpr OptionalRung model_cpu_bf16{B::onednn, K::model, "cpu-bf16", DType::bf16};
+inline constexpr OptionalRung model_cuda{B::cuda, K::model, "cuda", DType::f32};
+inline constexpr OptionalRung model_cuda_tf32{B::cuda, K::model, "cuda-tf32", DType::tf32};
+inline constexpr OptionalRung model_cuda_f16{B::cuda, K::model, "cuda-f16", DType::f16};
+}  // namespace optional_rung
+
 const std::vector<OptionalRung>& optional_rungs();
 bool backend_built(OptionalBackend backend);
 // "this build has no CUDA backend (LADDER_WITH_CUDA=OFF, or AUTO did not find it when configured)"

@@ -68,13 +68,13 @@ GemmRung cublas_rung(const Mode& m) {
 }
 
 const Mode kModes[] = {
-    {"cublas", DType::f32, DType::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_PEDANTIC_MATH,
+    {optional_rung::cublas.name, DType::f32, DType::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_PEDANTIC_MATH,
      "cuBLAS f32, pedantic: FMA units only, no tensor cores"},
-    {"cublas-tf32", DType::tf32, DType::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_TF32_TENSOR_OP_MATH,
-     "cuBLAS on tensor cores in TF32 (f32 data), f32 accumulation"},
-    {"cublas-f16", DType::f16, DType::f16, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH,
+    {optional_rung::cublas_tf32.name, DType::tf32, DType::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32,
+     CUBLAS_TF32_TENSOR_OP_MATH, "cuBLAS on tensor cores in TF32 (f32 data), f32 accumulation"},
+    {optional_rung::cublas_f16.name, DType::f16, DType::f16, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH,
      "cuBLAS on tensor cores, f16 inputs, f32 accumulation and output"},
-    {"cublas-bf16", DType::bf16, DType::bf16, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH,
+    {optional_rung::cublas_bf16.name, DType::bf16, DType::bf16, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH,
      "cuBLAS on tensor cores, bf16 inputs, f32 accumulation and output"},
 };
 

@@ -76,11 +76,14 @@ class OnednnMatmul final : public GemmKernel {
 
 GemmRung onednn_rung(DType dtype, bool packed = false) {
   GemmRung rung;
-  rung.name = std::string(dtype == DType::bf16 ? "onednn-bf16" : "onednn") + (packed ? "-packed" : "");
+  namespace o = optional_rung;
+  rung.name = dtype == DType::bf16 ? (packed ? o::onednn_bf16_packed : o::onednn_bf16).name
+                                   : (packed ? o::onednn_packed : o::onednn).name;
   rung.dtype = dtype;
   rung.threading = Threading::all_cores;
   rung.picks_own_threads = true;  // its parallel() runs small work on the calling thread
   rung.small_gemm_sweep = !packed;
+  if (packed) rung.rivals = {{dtype == DType::bf16 ? o::onednn_bf16.name : o::onednn.name, ""}};  // the layout's gain
   rung.mechanism = packed ? "ahead-of-time layout" : dtype == DType::bf16 ? "matrix units" : "tuned library";
   const std::string what =
       dtype == DType::bf16 ? "oneDNN matmul, bf16 in, f32 out (AMX or AVX512_BF16)" : "oneDNN matmul f32 (JIT for this ISA)";

@@ -52,7 +52,7 @@ std::optional<EnvironmentFix> openblas_core_fix() {
 
 GemmRung openblas_rung() {
   GemmRung rung;
-  rung.name = "openblas";
+  rung.name = optional_rung::openblas.name;
   rung.threading = Threading::all_cores;
   rung.picks_own_threads = true;  // one thread below its size thresholds
   rung.small_gemm_sweep = true;

@@ -48,7 +48,7 @@ const std::vector<Backend>& backends() {
          [](const Config& c, const Weights& w, const Inputs& in) { return make(c, w, in, ScalarOps<float>{}, LoopGemm{}); },
          1024});
 #ifdef LADDER_HAVE_OPENBLAS
-    b.push_back({"cpu", DType::f32, Threading::all_cores,
+    b.push_back({optional_rung::model_cpu.name, DType::f32, Threading::all_cores,
                  "f32: GEMMs through OpenBLAS, the rest in AVX-512 or AVX2 (the widest present) on all cores",
                  [] { return std::string(); },
                  [](const Config& c, const Weights& w, const Inputs& in) {
@@ -59,8 +59,8 @@ const std::vector<Backend>& backends() {
 #endif
 #ifdef LADDER_HAVE_ONEDNN
     b.push_back(
-        {"cpu-bf16", DType::bf16, Threading::all_cores, "GEMMs in bf16 through oneDNN (AMX where present), the rest as in cpu",
-         [] { return onednn_bf16_unavailable_reason(); },
+        {optional_rung::model_cpu_bf16.name, DType::bf16, Threading::all_cores,
+         "GEMMs in bf16 through oneDNN (AMX where present), the rest as in cpu", [] { return onednn_bf16_unavailable_reason(); },
          [](const Config& c, const Weights& w, const Inputs& in) { return make(c, w, in, VectorOps{}, OnednnBf16Gemm{}); }, 0});
 #endif
 #ifdef LADDER_HAVE_CUDA
@@ -70,11 +70,12 @@ const std::vector<Backend>& backends() {
       gpu::GemmMode mode;
       const char* summary;
     };
-    for (const GpuMode m :
-         {GpuMode{"cuda", DType::f32, gpu::GemmMode::f32, "f32: cuBLAS GEMMs (no tensor cores), CUDA kernels for the rest"},
-          GpuMode{"cuda-tf32", DType::tf32, gpu::GemmMode::tf32, "cuBLAS GEMMs on tensor cores in TF32, the rest as in cuda"},
-          GpuMode{"cuda-f16", DType::f16, gpu::GemmMode::f16,
-                  "cuBLAS GEMMs on tensor cores with f16 operands (f32 accumulation), the rest as in cuda"}})
+    for (const GpuMode m : {GpuMode{optional_rung::model_cuda.name, DType::f32, gpu::GemmMode::f32,
+                                    "f32: cuBLAS GEMMs (no tensor cores), CUDA kernels for the rest"},
+                            GpuMode{optional_rung::model_cuda_tf32.name, DType::tf32, gpu::GemmMode::tf32,
+                                    "cuBLAS GEMMs on tensor cores in TF32, the rest as in cuda"},
+                            GpuMode{optional_rung::model_cuda_f16.name, DType::f16, gpu::GemmMode::f16,
+                                    "cuBLAS GEMMs on tensor cores with f16 operands (f32 accumulation), the rest as in cuda"}})
       b.push_back({m.name, m.dtype, Threading::device, m.summary,
                    [m] { return cuda::unavailable_below(cuda::minimum_capability(m.dtype), m.name); },
                    [m](const Config& c, const Weights& w, const Inputs& in) {

@@ -3,6 +3,9 @@
 
 namespace ladder::boxed {
 
+// The rung that runs matmul.py in the real CPython, which the boxed interpreter mirrors.
+inline constexpr const char* kPythonRung = "python";
+
 // Bytecode of matmul.py's matmul(A, B, C, n), as CPython 3.10 would compile it.
 void compile_matmul(Code& code);
 

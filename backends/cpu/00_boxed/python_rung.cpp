@@ -12,6 +12,7 @@
 
 #include "../../core/registry.hpp"
 #include "../../python/python_process.hpp"
+#include "matmul_program.hpp"
 #include "matmul_py.hpp"  // generated: kMatmulPy, the text of matmul.py
 
 namespace ladder {
@@ -87,7 +88,7 @@ class PythonKernel final : public GemmKernel {
 
 GemmRung python_rung() {
   GemmRung rung;
-  rung.name = "python";
+  rung.name = boxed::kPythonRung;
   rung.threading = Threading::one_core;
   rung.max_n = 128;
   // The k loop runs 17 instructions (FOR_ITER … JUMP) for one multiply and one add.
