@@ -2,7 +2,7 @@
 import io
 import re
 from .ladder import COMMON_SIZE, host_title, ladder_rows
-from .predict import overhead_floor, predict_gemm
+from .predict import predict_limit
 from .tables import best_gemm, device_columns
 
 
@@ -127,7 +127,6 @@ def make_figures(measured, specs):
 
     # Across machines: the best GEMM rate per dtype, measured and predicted.
     labels, values, colours = [], [], []
-    floors = {kind: overhead_floor(measured, kind) for kind in ("cpu", "gpu")}
     for m, device, _ in device_columns(measured):  # a host's CPU and GPU are two devices, two bars
         best = best_gemm(m, device, ("f32", "tf32", "f16", "bf16"))
         if best:
@@ -137,9 +136,7 @@ def make_figures(measured, specs):
             colours.append(DEVICE_COLOURS[device])
     for s in specs:
         for dtype in ("f32", "tf32", "f16", "bf16"):
-            gpu_libraries = {"f32": "cublas", "tf32": "cublas-tf32", "f16": "cublas-f16", "bf16": "cublas-bf16"}
-            rung = gpu_libraries[dtype] if s.kind == "gpu" else {"f32": "openblas", "bf16": "onednn-bf16"}.get(dtype)
-            value = predict_gemm(s, rung, dtype, 8192, floors[s.kind]) if rung else None
+            value = predict_limit(s, dtype)
             if value:
                 labels.append(f"{s.id}\n{dtype} (predicted)")
                 values.append(value / 1e9)

@@ -1,9 +1,10 @@
-"""What a spec sheet predicts: the roofline of a machine we cannot run on."""
+"""What a spec sheet predicts: the roofline of a machine we cannot run on.
+
+A prediction is for a problem some file measured: its FLOPs and bytes are that case's counters,
+never derived here. The device and unit a rung ran on come from the measuring file too."""
 import re
 
-
-# --- prediction: the roofline of a spec sheet -------------------------------------------------------
-
+# Files written before rung_where/<rung> name the GPU's rungs only by these names.
 GPU_RUNG = re.compile(r"^(cuda|cublas)")
 INPUT_BYTES = {"f32": 4, "tf32": 4, "f64": 8, "f16": 2, "bf16": 2}
 
@@ -20,18 +21,29 @@ def gemm_bound(flops, bytes_, peak, bandwidth, floor):
     return max(flops / peak if peak else 0, bytes_ / bandwidth if bandwidth else 0, floor)
 
 
-def predict_gemm(spec, rung, dtype, n, floor):
-    """FLOP/s a spec'd machine should reach on rung's GEMM at n: min(peak, bandwidth x intensity), floored."""
-    if (spec.kind == "gpu") != bool(GPU_RUNG.match(rung)):
+def spec_peak(spec, dtype):
+    """The spec's peak for a number format: f32 and f64 on the vector units (a matrix unit's
+    f32 is another format, tf32), the others on the best unit that has them."""
+    return spec.peak(dtype, "vector" if dtype in ("f32", "f64") else "best")
+
+
+def predict_limit(spec, dtype):
+    """FLOP/s a spec'd machine reaches on a GEMM large enough to be compute-bound: its peak."""
+    return spec_peak(spec, dtype)
+
+
+def predict_case(spec, case, on_gpu, floor):
+    """FLOP/s a spec'd machine should reach on a measured GEMM case's problem (its counters' FLOPs
+    and bytes): min(peak, bandwidth x intensity), floored by the fixed cost; None where the
+    case ran on the other kind of device or its file does not say its FLOPs and bytes."""
+    if (spec.kind == "gpu") != on_gpu or not case.get("bytes") or not case.get("intensity"):
         return None
-    unit = "vector" if dtype in ("f32", "f64") and rung in ("cublas", "cuda-regtile", "cuda-tiled", "cuda-naive") else "best"
-    peak = spec.peak(dtype, unit) or (spec.peak("f32", "best") if dtype == "tf32" and spec.kind == "cpu" else None)
-    bandwidth = spec.bandwidth()
+    peak = spec_peak(spec, case["dtype"])
     if not peak:
         return None
-    flops = 2.0 * n ** 3
-    bytes_ = n * n * (2 * INPUT_BYTES.get(dtype, 4) + 4)
-    return flops / gemm_bound(flops, bytes_, peak, bandwidth, floor)
+    bytes_ = case["bytes"]
+    flops = case["intensity"] * bytes_
+    return flops / gemm_bound(flops, bytes_, peak, spec.bandwidth(), floor)
 
 
 def predict_stream(spec, rung):

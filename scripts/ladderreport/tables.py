@@ -3,8 +3,8 @@ import base64
 import csv
 import html
 from .ladder import ladder_rows, on_gpu
-from .machines import COMMON_SIZE, ROOT, throttled
-from .predict import gemm_bound, overhead_floor, predict_gemm, predict_stream
+from .machines import ROOT, throttled
+from .predict import gemm_bound, overhead_floor, predict_case, predict_limit, predict_stream
 
 
 # --- tables ---------------------------------------------------------------------------------------
@@ -64,10 +64,11 @@ def build_tables(measured, specs):
         for key, value in m.context.items():
             if key.startswith("rung/"):
                 mechanisms[key[5:]] = str(value).partition(": ")[0]
-    predictable = {r for r, mech in mechanisms.items() if mech in ("tuned library", "matrix units")} or \
-        {"openblas", "onednn", "onednn-bf16", "cublas", "cublas-tf32", "cublas-f16", "cublas-bf16"}
+    predictable = {r for r, mech in mechanisms.items() if mech in ("tuned library", "matrix units")}
     cells = []
-    for rung, dtype in rungs:
+    for rung, _ in rungs:
+        # The problem a spec sheet's prediction is for: the rung's case a measured file holds.
+        measured_case = next(((m, c) for m in measured if (c := m.gemm_at(rung)) and c.get("bytes")), None)
         row = []
         for m, device, _ in devices:
             if m.measured:
@@ -81,8 +82,9 @@ def build_tables(measured, specs):
                 row.append({"text": f"{fmt_rate(c['flops'], 'FLOP/s')}{pct} (n={c['size']}){noisy}", "predicted": False,
                             "value": c["flops"]})
             else:
-                value = predict_gemm(m, rung, dtype, COMMON_SIZE, floors[m.kind]) if rung in predictable else None
-                row.append({"text": f"≈ {fmt_rate(value, 'FLOP/s')} predicted (n={COMMON_SIZE})" if value else "",
+                value = (predict_case(m, measured_case[1], on_gpu(measured_case[0], rung), floors[m.kind])
+                         if rung in predictable and measured_case else None)
+                row.append({"text": f"≈ {fmt_rate(value, 'FLOP/s')} predicted (n={measured_case[1]['size']})" if value else "",
                             "predicted": True, "value": value})
         cells.append(row)
     # Speedup over the rung below, per machine column.
@@ -96,8 +98,8 @@ def build_tables(measured, specs):
     tables["gemm"] = ([f"{r} ({d})" for r, d in rungs], [title for _, _, title in devices], cells)
 
     # CPU and GPU at their limits (the seed's comparison): the best GEMM per number format,
-    # measured (any rung, any n) or predicted for a large problem (n = 8192) through the
-    # roofline, and main memory's bandwidth; each measured host as two devices.
+    # measured (any rung, any n) or predicted: a spec's peak, which a GEMM large enough to be
+    # compute-bound reaches; and main memory's bandwidth; each measured host as two devices.
     formats, cells = ("f32", "tf32", "f16", "bf16"), []
     for dtype in formats:
         row = []
@@ -107,10 +109,7 @@ def build_tables(measured, specs):
                 row.append({"text": f"{fmt_rate(best['flops'], 'FLOP/s')} ({best['rung']}, n={best['size']})" if best else "",
                             "predicted": False, "value": best["flops"] if best else None})
             else:
-                libraries = ({"f32": "cublas", "tf32": "cublas-tf32", "f16": "cublas-f16", "bf16": "cublas-bf16"}
-                             if m.kind == "gpu" else {"f32": "openblas", "bf16": "onednn-bf16", "f16": "onednn-f16"})
-                rung = libraries[dtype] if dtype != "tf32" or m.kind == "gpu" else None
-                value = predict_gemm(m, rung, dtype, 8192, floors[m.kind]) if rung else None
+                value = predict_limit(m, dtype)
                 row.append({"text": f"≈ {fmt_rate(value, 'FLOP/s')} predicted" if value else "",
                             "predicted": True, "value": value})
         cells.append(row)
