@@ -1,0 +1,101 @@
+"""The ladder report: each rung's predicted and measured factor, and why a miss is a miss."""
+import json
+
+import pytest
+
+import report
+from ladderreport.testing import GPU_PARTS, RESULT, ladder_machine, run
+
+
+def test_ladder_report_has_every_rung_with_its_factors(tmp_path, capsys):
+    out = tmp_path / "ladder.md"
+    code, _, err = run(["ladder", str(RESULT), "--out", str(out)], capsys)
+    assert code == 0, err
+    text = out.read_text()
+    # The same table as CSV and as a page with the figure inline, and the figure itself.
+    assert (tmp_path / "ladder.csv").read_text().startswith("machine,rung,")
+    assert "data:image/png;base64," in (tmp_path / "ladder.html").read_text()
+    assert (tmp_path / f"ladder-{RESULT.parent.name}.png").stat().st_size > 1000
+    doc = json.loads(RESULT.read_text())
+    rungs = {b["run_name"].split("/")[1] for b in doc["benchmarks"] if b["run_name"].startswith("gemm/")}
+    for rung in rungs:
+        assert f"| {rung} |" in text
+    # Each verified rung shows its error against the reference in the last column.
+    errors = {(b["run_name"].split("/")[1], b["run_name"].split("/")[3]): b["rel_error"] for b in doc["benchmarks"]
+              if b["run_name"].startswith("gemm/") and b.get("run_type") == "iteration" and "rel_error" in b}
+    shown = 0
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        if len(cells) < 4 or not cells[3][:1].isdigit():
+            continue
+        # The n column: the size the row is at, and where it was measured elsewhere, that size.
+        measured_at = cells[3].split("from n = ")[-1].rstrip(")") if "extrapolated" in cells[3] else cells[3]
+        if (cells[0], f"n:{measured_at}") in errors:
+            assert cells[-1] == f"{errors[(cells[0], f'n:{measured_at}')]:.1e}", line
+            shown += 1
+    assert shown > 0
+    if "rung/autovec" in doc["context"]:  # results written since rungs carry their mechanism
+        autovec = next(line for line in text.splitlines() if line.startswith("| autovec |"))
+        lanes = "16x" if "avx512f" in doc["context"]["cpu_isa_flags"] else "8x"
+        assert "SIMD width" in autovec and f"| {lanes} |" in autovec
+
+
+def test_the_ladder_keeps_the_registrys_order_whatever_the_files_order(tmp_path, capsys):
+    doc = json.loads(RESULT.read_text())
+    if "ladder_order" not in doc["context"]:
+        pytest.skip("the newest result file predates the ladder_order entry in its context")
+    doc["benchmarks"].reverse()  # as a random interleaving might leave them
+    (tmp_path / "shuffled.json").write_text(json.dumps(doc))
+    out = tmp_path / "ladder.md"
+    assert report.main(["ladder", str(tmp_path / "shuffled.json"), "--out", str(out)]) == 0
+    rows = [line.split("|")[1].strip() for line in out.read_text().splitlines() if line.startswith("| ") and "---" not in line]
+    registry = doc["context"]["ladder_order"].split(",")
+    ran = [r for r in registry if r in rows]
+    assert rows[1:] == ran  # rows[0] is the header
+
+
+def test_gpu_rungs_are_predicted_from_the_devices_own_peaks(tmp_path):
+    machines, _ = report.load_machines(GPU_PARTS)
+    rows = {r["rung"]: r for r in report.ladder_rows(machines[0])}
+    ctx = machines[0].context
+    tf32, f32 = float(ctx["gpu_peak_cublas-tf32_flops"]), float(ctx["gpu_peak_cublas_flops"])
+    assert rows["cublas-tf32"]["predicted"] == pytest.approx(tf32 / f32)  # tensor cores over FMA units
+    # A CUDA kernel may gain at most its headroom to the device's f32 peak over the rung above it.
+    assert rows["cuda-tiled"]["predicted"] == pytest.approx(float(ctx["gpu_peak_f32_fma_flops"]) / rows["cuda-naive"]["rate"])
+    for rung, r in rows.items():  # on the GPU these are roofs (a library's "as fast as a kernel" is a guess)
+        if report.GPU_RUNG.match(rung) and r["mechanism"] != "tuned library" and r["predicted"] and r["measured"]:
+            assert r["measured"] <= r["predicted"] * 1.05, r
+
+
+
+def test_a_rung_capped_below_the_common_size_has_its_time_extrapolated_by_n_cubed_and_says_so():
+    m = ladder_machine([("boxed", 128, 0.1, {}), ("tiled", 4096, 2.0, {})],
+                       {"rung/boxed": "reference: an interpreter", "rung/tiled": "cache tiling: blocked"})
+    rows = {r["rung"]: r for r in report.ladder_rows(m)}
+    assert rows["boxed"]["extrapolated"] and rows["boxed"]["n"] == 128
+    assert rows["boxed"]["seconds_at_size"] == pytest.approx(0.1 * 32 ** 3)
+    assert not rows["tiled"]["extrapolated"] and rows["tiled"]["seconds_at_size"] == 2.0
+    # Speedups from the times at one size: over the bottom rung, and over the rung above.
+    assert rows["tiled"]["absolute"] == pytest.approx(0.1 * 32 ** 3 / 2.0)
+    assert rows["tiled"]["measured"] == pytest.approx(rows["tiled"]["absolute"])
+    text = report.ladder_markdown(m)
+    assert "| 4096 (extrapolated from n = 128) |" in text and "| 3277 |" in text  # 0.1 s x 32^3
+
+
+def test_a_missed_prediction_names_what_the_counters_show():
+    # interchange predicted 16x over naive; measured about 2x, with naive in L2 at n = 128 and
+    # interchange in DRAM at n = 2048, and a regime that changed.
+    m = ladder_machine([("naive", 128, 0.004, {"regime": "compute"}),
+                        ("interchange", 2048, 8.0, {"regime": "memory", "roof_fraction": 0.4})],
+                       {"rung/naive": "interpretation and boxing: i-j-k",
+                        "rung/interchange": "loop order and cache lines: i-k-j"})
+    row = report.ladder_rows(m)[1]
+    assert row["predicted"] == 16.0 and row["measured"] == pytest.approx(0.004 * 16 ** 3 / 8.0)
+    assert "the regime changed: naive is compute-bound, interchange memory-bound" in row["why"]
+    assert "moved from L2 (197 kB at n = 128) to DRAM (50.3 MB at n = 2048)" in row["why"]
+    assert "DRAM reads at 20 GB/s, L2 at 100 GB/s" in row["why"]
+    assert "interchange reaches 40% of its memory roof" in row["why"]
+    # A prediction met within 2x says nothing.
+    met = ladder_machine([("naive", 1024, 1.0, {}), ("interchange", 1024, 1 / 12, {})],
+                         {"rung/naive": "x: y", "rung/interchange": "loop order and cache lines: z"})
+    assert report.ladder_rows(met)[1]["why"] == ""
