@@ -7,7 +7,7 @@
 #   ctest.log        the whole test run
 #   gpu-gemm.json    the GEMM ladder's GPU rungs at n = 1024, 2048 (and the CPU's fastest beside them)
 #   gpu-device.json  the device's stream, pcie, roofline and overhead suites
-#   gpu-model.json   the model's GPU backends, PyTorch's included (cpu, cpu-bf16 and torch beside them)
+#   gpu-model.json   the model's GPU backends, PyTorch's included (the host's all-core ones beside them)
 #   gpu-model-sweep.json  the model's resolution sweep on the GPU
 #   gpu-ladder.json  with LADDER_GPU_LADDER=1: the whole GEMM ladder, every rung of both devices at n = 4096
 #   gpu-check.log    everything printed, tables included (kept even where a step runs out of time)
@@ -134,15 +134,25 @@ device_args=()
 
 step list 30 "$exe" "${device_args[@]}" --list > "$out/list.txt"
 cat "$out/list.txt"
-# The rungs --list places on the GPU in the given suites (a regular expression), comma-separated.
-gpu_rungs() { grep -v '^ ' "$out/list.txt" | grep -E "^($1)/" | grep ' GPU ' | cut -d' ' -f1 | cut -d/ -f2 | sort -u | paste -sd, -; }
+# The rungs --list places on the GPU (or where $2 says: "all cores") in the given suites (a
+# regular expression), comma-separated.
+gpu_rungs() {
+  grep -v '^ ' "$out/list.txt" | grep -E "^($1)/" | grep " ${2:-GPU} " | cut -d' ' -f1 | cut -d/ -f2 | sort -u | paste -sd, -
+}
 (cd build/gpu && step ctest 240 ctest -j "$(nproc)" --output-on-failure --timeout 150) > "$out/ctest.log" 2>&1 ||
   failed+=("ctest")
 grep -E '^gpu-check:|tests passed|tests failed|\*\*\*Failed|Timeout|Total Test' "$out/ctest.log"
 
-# The GEMM ladder's GPU rungs, with the CPU's fastest rungs of this machine beside them.
+# The CPU's GEMM rungs whose mechanism (the first words of their --list summary) is one of these.
+cpu_gemm_rungs() {
+  awk -v mechanisms="^    ($1):" '/^gemm\// { name = $1; where = $0; next }
+    name && $0 ~ mechanisms && where !~ / GPU / { sub("^gemm/", "", name); print name } { name = "" }' "$out/list.txt" |
+    paste -sd, -
+}
+# The GEMM ladder's GPU rungs, with the CPU's fastest of this machine beside them (hand-written
+# kernels, tuned libraries, matrix units).
 step gemm 150 "$exe" "${device_args[@]}" --suite gemm --profile quick \
-  --rungs "$(gpu_rungs gemm),avx2,avx512,openblas,onednn,amx,onednn-bf16" \
+  --rungs "$(gpu_rungs gemm),$(cpu_gemm_rungs 'hand-written kernel|tuned library|matrix units')" \
   --benchmark_out="$out/gpu-gemm.json" --benchmark_out_format=json
 # The whole ladder, from python to the tensor cores, every rung at n = 4096 (the GPU's also at
 # 8192), when asked for: LADDER_GPU_LADDER=1 (about five minutes on 16 cores; give the check the
@@ -154,8 +164,8 @@ fi
 step device-suites 150 "$exe" "${device_args[@]}" --suite stream,pcie,roofline,overhead --profile quick \
   --rungs "$(gpu_rungs 'stream|pcie|roofline|overhead')" \
   --benchmark_out="$out/gpu-device.json" --benchmark_out_format=json
-# The model's GPU backends, PyTorch's among them, with the host's beside them (cpu, cpu-bf16, torch).
-step model 240 "$exe" "${device_args[@]}" --suite model --profile quick --rungs "$(gpu_rungs model),cpu,cpu-bf16,torch" \
+# The model's GPU backends, PyTorch's among them, with the host's all-core ones beside them.
+step model 240 "$exe" "${device_args[@]}" --suite model --profile quick --rungs "$(gpu_rungs model),$(gpu_rungs model 'all cores')" \
   --benchmark_out="$out/gpu-model.json" --benchmark_out_format=json
 # The resolution sweep (a pass may take 1 s in the quick profile): our GPU backends and PyTorch's
 # f32 one; its TF32 and f16 variants stay out, each side of theirs a fresh interpreter and CUDA context.
