@@ -136,7 +136,7 @@ step list 30 "$exe" "${device_args[@]}" --list > "$out/list.txt"
 cat "$out/list.txt"
 # The rungs --list places on the GPU (or where $2 says: "all cores") in the given suites (a
 # regular expression), comma-separated.
-gpu_rungs() {
+rungs_on() {
   grep -v '^ ' "$out/list.txt" | grep -E "^($1)/" | grep " ${2:-GPU} " | cut -d' ' -f1 | cut -d/ -f2 | sort -u | paste -sd, -
 }
 (cd build/gpu && step ctest 240 ctest -j "$(nproc)" --output-on-failure --timeout 150) > "$out/ctest.log" 2>&1 ||
@@ -152,7 +152,7 @@ cpu_gemm_rungs() {
 # The GEMM ladder's GPU rungs, with the CPU's fastest of this machine beside them (hand-written
 # kernels, tuned libraries, matrix units).
 step gemm 150 "$exe" "${device_args[@]}" --suite gemm --profile quick \
-  --rungs "$(gpu_rungs gemm),$(cpu_gemm_rungs 'hand-written kernel|tuned library|matrix units')" \
+  --rungs "$(rungs_on gemm),$(cpu_gemm_rungs 'hand-written kernel|tuned library|matrix units')" \
   --benchmark_out="$out/gpu-gemm.json" --benchmark_out_format=json
 # The whole ladder, from python to the tensor cores, every rung at n = 4096 (the GPU's also at
 # 8192), when asked for: LADDER_GPU_LADDER=1 (about five minutes on 16 cores; give the check the
@@ -162,15 +162,15 @@ if [ "${LADDER_GPU_LADDER:-0}" = 1 ]; then
 fi
 # The device's suites: bandwidth, host-device copies, the intensity sweep, fixed costs.
 step device-suites 150 "$exe" "${device_args[@]}" --suite stream,pcie,roofline,overhead --profile quick \
-  --rungs "$(gpu_rungs 'stream|pcie|roofline|overhead')" \
+  --rungs "$(rungs_on 'stream|pcie|roofline|overhead')" \
   --benchmark_out="$out/gpu-device.json" --benchmark_out_format=json
 # The model's GPU backends, PyTorch's among them, with the host's all-core ones beside them.
-step model 240 "$exe" "${device_args[@]}" --suite model --profile quick --rungs "$(gpu_rungs model),$(gpu_rungs model 'all cores')" \
+step model 240 "$exe" "${device_args[@]}" --suite model --profile quick --rungs "$(rungs_on model),$(rungs_on model 'all cores')" \
   --benchmark_out="$out/gpu-model.json" --benchmark_out_format=json
 # The resolution sweep (a pass may take 1 s in the quick profile): our GPU backends and PyTorch's
 # f32 one; its TF32 and f16 variants stay out, each side of theirs a fresh interpreter and CUDA context.
 step model-sweep 200 "$exe" "${device_args[@]}" --suite model-sweep --profile quick \
-  --rungs "$(gpu_rungs model | tr , '\n' | grep -v '^torch-cuda-' | paste -sd, -)" \
+  --rungs "$(rungs_on model | tr , '\n' | grep -v '^torch-cuda-' | paste -sd, -)" \
   --benchmark_out="$out/gpu-model-sweep.json" --benchmark_out_format=json
 
 echo "gpu-check: the GPU after the runs:"

@@ -2,7 +2,7 @@
 import io
 import re
 from .ladder import COMMON_SIZE, host_title, ladder_rows
-from .predict import predict_limit
+from .predict import spec_peak
 from .tables import best_gemm, device_columns
 
 
@@ -136,7 +136,7 @@ def make_figures(measured, specs):
             colours.append(DEVICE_COLOURS[device])
     for s in specs:
         for dtype in ("f32", "tf32", "f16", "bf16"):
-            value = predict_limit(s, dtype)
+            value = spec_peak(s, dtype)
             if value:
                 labels.append(f"{s.id}\n{dtype} (predicted)")
                 values.append(value / 1e9)

@@ -22,14 +22,10 @@ def gemm_bound(flops, bytes_, peak, bandwidth, floor):
 
 
 def spec_peak(spec, dtype):
-    """The spec's peak for a number format: f32 and f64 on the vector units (a matrix unit's
-    f32 is another format, tf32), the others on the best unit that has them."""
+    """The spec's peak for a number format, which a GEMM large enough to be compute-bound reaches:
+    f32 and f64 on the vector units (a matrix unit's f32 is another format, tf32), the others on
+    the best unit that has them."""
     return spec.peak(dtype, "vector" if dtype in ("f32", "f64") else "best")
-
-
-def predict_limit(spec, dtype):
-    """FLOP/s a spec'd machine reaches on a GEMM large enough to be compute-bound: its peak."""
-    return spec_peak(spec, dtype)
 
 
 def predict_case(spec, case, on_gpu, floor):

@@ -4,7 +4,7 @@ import csv
 import html
 from .ladder import ladder_rows, on_gpu
 from .machines import ROOT, throttled
-from .predict import gemm_bound, overhead_floor, predict_case, predict_limit, predict_stream
+from .predict import gemm_bound, overhead_floor, predict_case, spec_peak, predict_stream
 
 
 # --- tables ---------------------------------------------------------------------------------------
@@ -109,7 +109,7 @@ def build_tables(measured, specs):
                 row.append({"text": f"{fmt_rate(best['flops'], 'FLOP/s')} ({best['rung']}, n={best['size']})" if best else "",
                             "predicted": False, "value": best["flops"] if best else None})
             else:
-                value = predict_limit(m, dtype)
+                value = spec_peak(m, dtype)
                 row.append({"text": f"≈ {fmt_rate(value, 'FLOP/s')} predicted" if value else "",
                             "predicted": True, "value": value})
         cells.append(row)
