@@ -6,6 +6,8 @@
 #   list.txt         every rung, available or why not
 #   ctest.log        the whole test run
 #   gpu-gemm.json    the GEMM ladder's GPU rungs at n = 1024, 2048 (and the CPU's fastest beside them)
+#   gpu-targets.json the hand-written rungs beside the libraries they aim at, n = 2048, 4096, five
+#                    interleaved repetitions (the head to head prints each ratio and its target)
 #   gpu-device.json  the device's stream, pcie, roofline and overhead suites
 #   gpu-model.json   the model's GPU backends, PyTorch's included (the host's all-core ones beside them)
 #   gpu-model-sweep.json  the model's resolution sweep on the GPU
@@ -21,7 +23,7 @@
 # build/gpu-deps and used from there where they load on this host (LADDER_GPU_DEPS=force uses
 # them even where the system has its own, to test this path); machine.txt says which came whence.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out="$(mkdir -p "${1:-gpu-check-out}" && cd "${1:-gpu-check-out}" && pwd)"
 exec > >(tee "$out/gpu-check.log") 2>&1
 start=$(date +%s)
@@ -143,17 +145,27 @@ rungs_on() {
   failed+=("ctest")
 grep -E '^gpu-check:|tests passed|tests failed|\*\*\*Failed|Timeout|Total Test' "$out/ctest.log"
 
-# The CPU's GEMM rungs whose mechanism (the first words of their --list summary) is one of these.
-cpu_gemm_rungs() {
-  awk -v mechanisms="^    ($1):" '/^gemm\// { name = $1; where = $0; next }
-    name && $0 ~ mechanisms && where !~ / GPU / { sub("^gemm/", "", name); print name } { name = "" }' "$out/list.txt" |
+# The GEMM rungs on the GPU ($1 = GPU) or the CPU (anything else) whose mechanism (the first
+# words of their --list summary) is one of $2.
+gemm_rungs_by() {
+  awk -v on_gpu="$([ "$1" = GPU ] && echo 1 || echo 0)" -v mechanisms="^    ($2):" \
+    '/^gemm\// { name = $1; where = $0; next }
+    name && $0 ~ mechanisms && (where ~ / GPU /) == on_gpu { sub("^gemm/", "", name); print name } { name = "" }' "$out/list.txt" |
     paste -sd, -
 }
+fastest='hand-written kernel|tuned library|matrix units'
 # The GEMM ladder's GPU rungs, with the CPU's fastest of this machine beside them (hand-written
 # kernels, tuned libraries, matrix units).
 step gemm 150 "$exe" "${device_args[@]}" --suite gemm --profile quick \
-  --rungs "$(rungs_on gemm),$(cpu_gemm_rungs 'hand-written kernel|tuned library|matrix units')" \
+  --rungs "$(rungs_on gemm),$(gemm_rungs_by CPU "$fastest")" \
   --benchmark_out="$out/gpu-gemm.json" --benchmark_out_format=json
+# The hand-written rungs beside the libraries they aim at (the console's head to head prints each
+# ratio and its target): medians of five interleaved repetitions, at n = 2048 (the CPU's targets)
+# and 4096 (the GPU's); the CPU's weights-packed rungs too, the amx rung's yardstick.
+step targets 200 "$exe" "${device_args[@]}" --suite gemm --sizes 2048,4096 --benchmark_repetitions=5 \
+  --benchmark_enable_random_interleaving=true \
+  --rungs "$(gemm_rungs_by GPU "$fastest"),$(gemm_rungs_by CPU "$fastest|ahead-of-time layout")" \
+  --benchmark_out="$out/gpu-targets.json" --benchmark_out_format=json
 # The whole ladder, from python to the tensor cores, every rung at n = 4096 (the GPU's also at
 # 8192), when asked for: LADDER_GPU_LADDER=1 (about five minutes on 16 cores; give the check the
 # time: LADDER_GPU_CHECK_SECONDS=900).

@@ -120,8 +120,9 @@ TEST(Cli, ListShowsEveryRungWithItsStatus) {
 TEST(Cli, GpuRungsAreAvailableOrSayWhy) {
   Result list = run_ladderbench("--list");
   bool naive_unavailable = false;
-  for (const char* rung : {"gemm/cuda-naive ", "gemm/cuda-tiled ", "gemm/cuda-regtile ", "gemm/cublas ", "gemm/cublas-tf32 ",
-                           "gemm/cublas-f16 ", "gemm/cublas-bf16 "}) {
+  for (const char* rung :
+       {"gemm/cuda-naive ", "gemm/cuda-tiled ", "gemm/cuda-regtile ", "gemm/cuda-warptile ", "gemm/cublas ", "gemm/cublas-tf32 ",
+        "gemm/cuda-mma-f16 ", "gemm/cuda-mma-bf16 ", "gemm/cublas-f16 ", "gemm/cublas-bf16 "}) {
     auto at = list.output.find(rung);
     ASSERT_NE(at, std::string::npos) << rung;
     std::string line = list.output.substr(at, list.output.find('\n', at) - at);

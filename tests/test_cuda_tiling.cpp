@@ -1,6 +1,7 @@
 // The CUDA kernels' host-testable logic, run on the host: every element of C is computed by
 // exactly one (block, thread, i, j), every element of each shared-memory slice is loaded by
-// exactly one thread, the random fill is uniform, and a T4 is told which rungs it cannot run.
+// exactly one thread, the pipelined kernels' copies are aligned and their shared-memory reads
+// conflict-free, the random fill is uniform, and a T4 is told which rungs it cannot run.
 // Runs everywhere, GPU or not.
 #include <gtest/gtest.h>
 
@@ -81,6 +82,146 @@ TEST(CudaTiling, RegisterTileLoadsEachSliceElementOnce) {
   for (int h : b_hits) EXPECT_EQ(h, 1);
   EXPECT_EQ(T::a_col(0) % 4, 0);  // float4 loads start on 16-byte boundaries of a row
   EXPECT_EQ(T::b_col(5) % 4, 0);
+}
+
+// The banks a set of 16-byte shared-memory reads touches, where each distinct address takes four
+// consecutive 4-byte banks of 32. A quarter-warp's float4 reads (or the eight rows one phase of a
+// tensor-core fragment load reads) are conflict-free when no two distinct addresses share a bank.
+bool distinct_banks(const std::vector<int>& byte_offsets) {
+  std::vector<int> addresses = byte_offsets;
+  std::sort(addresses.begin(), addresses.end());
+  addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
+  std::vector<int> used(32, 0);
+  for (int address : addresses)
+    for (int w = 0; w < 4; ++w)
+      if (++used[(address / 4 + w) % 32] > 1) return false;
+  return true;
+}
+
+TEST(CudaTiling, WarpTileCoversCOnceEachThreadInsideItsWarpsPart) {
+  using T = WarpTile;
+  static_assert(T::kLanesM * T::kLanesN == 32 && T::kSub * 2 * T::kLanesM == T::kWarpM && T::kSub * 2 * T::kLanesN == T::kWarpN);
+  for (int n : {1, 5, 127, 128, 129, 260}) {
+    std::vector<int> hits(static_cast<std::size_t>(n) * n, 0);
+    const int blocks = T::blocks(n);
+    for (int by = 0; by < blocks; ++by)
+      for (int bx = 0; bx < blocks; ++bx)
+        for (int t = 0; t < T::kThreads; ++t)
+          for (int i = 0; i < T::kPerThreadM; ++i)
+            for (int j = 0; j < T::kPerThreadN; ++j) {
+              const int r = T::tile_row(t, i), c = T::tile_col(t, j);
+              ASSERT_GE(r, T::warp_m(t) * T::kWarpM);
+              ASSERT_LT(r, (T::warp_m(t) + 1) * T::kWarpM) << "a thread strays outside its warp's part";
+              ASSERT_GE(c, T::warp_n(t) * T::kWarpN);
+              ASSERT_LT(c, (T::warp_n(t) + 1) * T::kWarpN);
+              const int row = by * T::kBlockM + r, col = bx * T::kBlockN + c;
+              if (row < n && col < n) ++hits[row * n + col];
+            }
+    for (int h : hits) ASSERT_EQ(h, 1) << "n=" << n;
+  }
+}
+
+TEST(CudaTiling, WarpTileCopiesEachSliceElementOnceIn16ByteChunks) {
+  using T = WarpTile;
+  std::vector<int> a_hits(T::kBlockM * T::kBlockK, 0), b_hits(T::kBlockK * T::kBlockN, 0);
+  for (int c = 0; c < T::kChunksA; ++c) {
+    ASSERT_EQ((T::a_chunk_row(c) * T::kStrideA + T::a_chunk_col(c)) * 4 % 16, 0) << "cp.async needs 16-byte aligned chunks";
+    for (int v = 0; v < 4; ++v) ++a_hits[T::a_chunk_row(c) * T::kBlockK + T::a_chunk_col(c) + v];
+  }
+  for (int c = 0; c < T::kChunksB; ++c) {
+    ASSERT_EQ((T::b_chunk_row(c) * T::kStrideB + T::b_chunk_col(c)) * 4 % 16, 0);
+    for (int v = 0; v < 4; ++v) ++b_hits[T::b_chunk_row(c) * T::kBlockN + T::b_chunk_col(c) + v];
+  }
+  for (int h : a_hits) EXPECT_EQ(h, 1);
+  for (int h : b_hits) EXPECT_EQ(h, 1);
+  EXPECT_EQ(T::kChunksA % T::kThreads, 0);  // every thread copies the same number of chunks
+  EXPECT_EQ(T::kChunksB % T::kThreads, 0);
+  EXPECT_LE(T::kStages * (T::kSliceA + T::kSliceB) * 4, 48 * 1024) << "static shared memory is at most 48 KiB";
+}
+
+// Each quarter-warp's float4 reads of A's rows and of B's columns fall in distinct banks; with
+// A's rows unpadded (stride 16 floats) they would not, which this test would catch.
+TEST(CudaTiling, WarpTileSharedReadsOfAQuarterWarpAreConflictFree) {
+  using T = WarpTile;
+  for (int warp = 0; warp < T::kThreads / 32; ++warp)
+    for (int quarter = 0; quarter < 4; ++quarter)
+      for (int half = 0; half < 2; ++half) {  // the two 4-row (4-column) blocks a thread reads
+        std::vector<int> a_reads, b_reads;
+        for (int lane = quarter * 8; lane < quarter * 8 + 8; ++lane) {
+          const int t = warp * 32 + lane;
+          a_reads.push_back(T::tile_row(t, half * T::kSub) * T::kStrideA * 4);
+          b_reads.push_back(T::tile_col(t, half * T::kSub) * 4);
+        }
+        EXPECT_TRUE(distinct_banks(a_reads)) << "A, warp " << warp << " quarter " << quarter;
+        EXPECT_TRUE(distinct_banks(b_reads)) << "B, warp " << warp << " quarter " << quarter;
+      }
+  std::vector<int> unpadded;
+  for (int lane = 0; lane < 8; ++lane) unpadded.push_back(T::tile_row(lane, 0) * T::kBlockK * 4);
+  EXPECT_FALSE(distinct_banks(unpadded));
+}
+
+TEST(CudaTiling, MmaTileFragmentsCoverCOnce) {
+  using T = MmaTile;
+  for (int n : {1, 9, 127, 128, 136, 257}) {
+    std::vector<int> hits(static_cast<std::size_t>(n) * n, 0);
+    const int blocks = T::blocks(n);
+    for (int by = 0; by < blocks; ++by)
+      for (int bx = 0; bx < blocks; ++bx)
+        for (int warp = 0; warp < T::kThreads / 32; ++warp)
+          for (int fm = 0; fm < T::kFragmentsM; ++fm)
+            for (int fn = 0; fn < T::kFragmentsN; ++fn)
+              for (int e = 0; e < T::kFragment * T::kFragment; ++e) {
+                const int row = by * T::kBlockM + T::fragment_row(warp, fm) + e / T::kFragment;
+                const int col = bx * T::kBlockN + T::fragment_col(warp, fn) + e % T::kFragment;
+                if (row < n && col < n) ++hits[row * n + col];
+              }
+    for (int h : hits) ASSERT_EQ(h, 1) << "n=" << n;
+  }
+}
+
+// WMMA's loads and stores want 32-byte aligned pointers and leading dimensions a multiple of 8
+// elements; cp.async 16-byte chunks; and the three stages must fit what a T4's block may ask for.
+TEST(CudaTiling, MmaTileSlicesAreCopiedOnceAndEveryFragmentIsAligned) {
+  using T = MmaTile;
+  std::vector<int> a_hits(T::kBlockM * T::kBlockK, 0), b_hits(T::kBlockK * T::kBlockN, 0);
+  for (int c = 0; c < T::kChunksA; ++c) {
+    ASSERT_EQ((T::a_chunk_row(c) * T::kStrideA + T::a_chunk_col(c)) * 2 % 16, 0);
+    for (int v = 0; v < T::kChunk; ++v) ++a_hits[T::a_chunk_row(c) * T::kBlockK + T::a_chunk_col(c) + v];
+  }
+  for (int c = 0; c < T::kChunksB; ++c) {
+    ASSERT_EQ((T::b_chunk_row(c) * T::kStrideB + T::b_chunk_col(c)) * 2 % 16, 0);
+    for (int v = 0; v < T::kChunk; ++v) ++b_hits[T::b_chunk_row(c) * T::kBlockN + T::b_chunk_col(c) + v];
+  }
+  for (int h : a_hits) EXPECT_EQ(h, 1);
+  for (int h : b_hits) EXPECT_EQ(h, 1);
+  EXPECT_EQ(T::kStrideA % 8, 0);
+  EXPECT_EQ(T::kStrideB % 8, 0);
+  for (int stage = 0; stage < T::kStages; ++stage)
+    for (int warp = 0; warp < T::kThreads / 32; ++warp)
+      for (int k = 0; k < T::kBlockK; k += T::kFragment) {
+        for (int fm = 0; fm < T::kFragmentsM; ++fm)
+          EXPECT_EQ((stage * T::kSliceA + T::fragment_row(warp, fm) * T::kStrideA + k) * 2 % 32, 0);
+        for (int fn = 0; fn < T::kFragmentsN; ++fn)
+          EXPECT_EQ((T::kStages * T::kSliceA + stage * T::kSliceB + k * T::kStrideB + T::fragment_col(warp, fn)) * 2 % 32, 0);
+      }
+  EXPECT_LE(T::kSharedBytes, 64 * 1024) << "a T4 (sm_75) grants a block at most 64 KiB";
+  EXPECT_LE(T::kEpilogueBytes, T::kSharedBytes);
+}
+
+// A fragment load reads eight 16-byte rows at a time; the padding puts them in distinct banks.
+TEST(CudaTiling, MmaTileEightRowsOfAFragmentFallInDistinctBanks) {
+  using T = MmaTile;
+  for (int first = 0; first < 16; first += 8) {
+    std::vector<int> a_rows, b_rows, unpadded;
+    for (int r = first; r < first + 8; ++r) {
+      a_rows.push_back(r * T::kStrideA * 2);
+      b_rows.push_back(r * T::kStrideB * 2);
+      unpadded.push_back(r * T::kBlockN * 2);
+    }
+    EXPECT_TRUE(distinct_banks(a_rows));
+    EXPECT_TRUE(distinct_banks(b_rows));
+    EXPECT_FALSE(distinct_banks(unpadded));
+  }
 }
 
 // The operands of the cuBLAS ceiling probes: in [-1, 1), mean 0, variance 1/3, neighbours

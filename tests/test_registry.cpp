@@ -39,9 +39,11 @@ TEST(Registry, HoldsTheLadderInOrder) {
   EXPECT_EQ(std::find(names.begin(), names.end(), "onednn-bf16") - amx, 1) << "onednn-bf16 follows amx";
 #endif
 #ifdef LADDER_HAVE_CUDA
-  // PyTorch's rungs on the GPU beside cuBLAS called directly, in the same number format.
-  std::vector<std::string> gpu = {"cuda-naive",  "cuda-tiled",      "cuda-regtile", "cublas",     "torch-cuda",
-                                  "cublas-tf32", "torch-cuda-tf32", "cublas-f16",   "cublas-bf16"};
+  // PyTorch's rungs on the GPU beside cuBLAS called directly, in the same number format; each
+  // hand-written tensor-core rung just before cuBLAS in its format.
+  std::vector<std::string> gpu = {"cuda-naive",   "cuda-tiled", "cuda-regtile",  "cuda-warptile",
+                                  "cublas",       "torch-cuda", "cublas-tf32",   "torch-cuda-tf32",
+                                  "cuda-mma-f16", "cublas-f16", "cuda-mma-bf16", "cublas-bf16"};
   EXPECT_EQ(std::vector<std::string>(names.end() - gpu.size(), names.end()), gpu);
 #endif
 }

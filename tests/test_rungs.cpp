@@ -68,6 +68,25 @@ TEST(LargeSize, BlockedRungsCrossTheirPackingBlocks) {
   }
 }
 
+// The pipelined GPU kernels copy 16-byte chunks only where every row is 16-byte aligned (n a
+// multiple of 4 floats, of 8 16-bit values) and store whole fragments only in blocks wholly
+// inside C: the odd sizes above take neither path, so these sizes do (128 and 256: every block
+// inside; 136: aligned rows with ragged blocks; 1032: many slices in flight and both).
+TEST(LargeSize, PipelinedGpuRungsTakeTheirAlignedPathsAndInnerBlocks) {
+  bool ran = false;
+  for (const char* name : {"cuda-warptile", "cuda-mma-f16", "cuda-mma-bf16"}) {
+    const GemmRung* rung = registry().find_gemm(name);
+    if (rung == nullptr || !rung->unavailable_reason().empty()) continue;
+    for (std::int64_t n : {128, 136, 256, 1032}) {
+      GemmVerification v = verify_gemm_rung(*rung, cached_gemm_inputs(n));
+      EXPECT_TRUE(v.verdict.ok) << name << " at n=" << n << ": " << v.verdict.message;
+      EXPECT_LE(v.verdict.relative_error, dtype_tolerance(rung->dtype)) << name << " at n=" << n;
+    }
+    ran = true;
+  }
+  if (!ran) GTEST_SKIP() << "no GPU here";
+}
+
 // C's rows among the cores for avx2 and avx512: every row once, whole micro-tiles, at most the
 // A block's rows, blocks within one micro-tile of each other, and a multiple of the thread count
 // where there are enough micro-tiles (so no core idles or waits through a short last block).

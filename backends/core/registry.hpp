@@ -82,6 +82,9 @@ inline constexpr OptionalRung onednn_bf16_packed{B::onednn, K::gemm, "onednn-bf1
 inline constexpr OptionalRung cuda_naive{B::cuda, K::gemm, "cuda-naive", DType::f32};
 inline constexpr OptionalRung cuda_tiled{B::cuda, K::gemm, "cuda-tiled", DType::f32};
 inline constexpr OptionalRung cuda_regtile{B::cuda, K::gemm, "cuda-regtile", DType::f32};
+inline constexpr OptionalRung cuda_warptile{B::cuda, K::gemm, "cuda-warptile", DType::f32};
+inline constexpr OptionalRung cuda_mma_f16{B::cuda, K::gemm, "cuda-mma-f16", DType::f16};
+inline constexpr OptionalRung cuda_mma_bf16{B::cuda, K::gemm, "cuda-mma-bf16", DType::bf16};
 inline constexpr OptionalRung cublas{B::cuda, K::gemm, "cublas", DType::f32};
 inline constexpr OptionalRung cublas_tf32{B::cuda, K::gemm, "cublas-tf32", DType::tf32};
 inline constexpr OptionalRung cublas_f16{B::cuda, K::gemm, "cublas-f16", DType::f16};

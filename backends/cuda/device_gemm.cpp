@@ -105,4 +105,6 @@ std::string unavailable_below(int minimum, const char* what) {
   return capability_shortfall(minimum, compute_capability(), what);
 }
 
+std::string unavailable_for(DType dtype, const char* what) { return unavailable_below(minimum_capability(dtype), what); }
+
 }  // namespace ladder::cuda

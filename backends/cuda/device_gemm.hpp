@@ -29,5 +29,7 @@ GemmRung device_f32_rung(std::string name, std::string mechanism, std::string su
 
 // Unavailable reason for a rung that needs compute capability `minimum` (e.g. 80 for TF32).
 std::string unavailable_below(int minimum, const char* what);
+// The same for a rung whose number format is `dtype` (TF32 and BF16 need sm_80, f16 sm_70).
+std::string unavailable_for(DType dtype, const char* what);
 
 }  // namespace ladder::cuda

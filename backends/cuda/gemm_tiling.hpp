@@ -33,4 +33,70 @@ struct RegisterTile {
   LADDER_HD static int blocks(int n) { return (n + kBlockM - 1) / kBlockM; }
 };
 
+// cuda-warptile: a block of 256 threads (8 warps, 2 down × 4 across) computes a 128×128 tile of
+// C, each warp a 64×32 part of it and each thread 8×8 elements: two by two blocks of 4×4, 32 rows
+// and 16 columns apart, so that the float4 reads of a quarter-warp from shared memory fall in
+// distinct banks. A and B come in slices 16 deep, copied to shared memory as 16-byte chunks
+// (asynchronously on sm_80+) while the slice before them is multiplied: two stages, double-buffered.
+struct WarpTile {
+  static constexpr int kBlockM = 128, kBlockN = 128, kBlockK = 16, kStages = 2;
+  static constexpr int kWarpsM = 2, kWarpsN = 4, kThreads = 32 * kWarpsM * kWarpsN;
+  static constexpr int kWarpM = kBlockM / kWarpsM, kWarpN = kBlockN / kWarpsN;          // 64 × 32
+  static constexpr int kLanesM = 8, kLanesN = 4;                                        // a warp's 32 lanes over its part
+  static constexpr int kSub = 4;                                                        // the 4×4 blocks
+  static constexpr int kPerThreadM = kWarpM / kLanesM, kPerThreadN = kWarpN / kLanesN;  // 8 × 8
+  // A's slice is kept row-major (as it arrives: no transpose in an asynchronous copy), each row
+  // padded by one chunk so that rows 4 apart do not share banks; B's slice is row-major, unpadded.
+  static constexpr int kStrideA = kBlockK + 4, kStrideB = kBlockN;
+  static constexpr int kSliceA = kBlockM * kStrideA, kSliceB = kBlockK * kStrideB;  // floats per stage
+  static constexpr int kChunksA = kBlockM * kBlockK / 4, kChunksB = kBlockK * kBlockN / 4;
+
+  LADDER_HD static int warp_m(int t) { return t / 32 / kWarpsN; }
+  LADDER_HD static int warp_n(int t) { return t / 32 % kWarpsN; }
+  LADDER_HD static int lane_m(int t) { return t % 32 / kLanesN; }
+  LADDER_HD static int lane_n(int t) { return t % 32 % kLanesN; }
+  // The block-relative row of thread t's i-th row of C (i < 8) and column of its j-th column.
+  LADDER_HD static int tile_row(int t, int i) {
+    return warp_m(t) * kWarpM + i / kSub * (kWarpM / 2) + lane_m(t) * kSub + i % kSub;
+  }
+  LADDER_HD static int tile_col(int t, int j) {
+    return warp_n(t) * kWarpN + j / kSub * (kWarpN / 2) + lane_n(t) * kSub + j % kSub;
+  }
+  // Chunk c (4 floats) of A's 128×16 slice and of B's 16×128 slice: its row and first column.
+  LADDER_HD static int a_chunk_row(int c) { return c / (kBlockK / 4); }
+  LADDER_HD static int a_chunk_col(int c) { return c % (kBlockK / 4) * 4; }
+  LADDER_HD static int b_chunk_row(int c) { return c / (kBlockN / 4); }
+  LADDER_HD static int b_chunk_col(int c) { return c % (kBlockN / 4) * 4; }
+  LADDER_HD static int blocks(int n) { return (n + kBlockM - 1) / kBlockM; }
+};
+
+// cuda-mma-f16 and cuda-mma-bf16: the same 128×128 block and 2 × 4 warps, each warp's 64×32 part
+// now 4 × 2 tensor-core fragments of 16×16 (WMMA, f32 accumulators). Slices 32 deep of 16-bit A
+// and B, 16-byte chunks of 8 elements, three stages in flight; rows padded by one chunk so the
+// eight rows a fragment load reads at once fall in distinct banks.
+struct MmaTile {
+  static constexpr int kBlockM = 128, kBlockN = 128, kBlockK = 32, kStages = 3;
+  static constexpr int kWarpsM = 2, kWarpsN = 4, kThreads = 32 * kWarpsM * kWarpsN;
+  static constexpr int kWarpM = kBlockM / kWarpsM, kWarpN = kBlockN / kWarpsN;  // 64 × 32
+  static constexpr int kFragment = 16, kFragmentsM = kWarpM / kFragment, kFragmentsN = kWarpN / kFragment;
+  static constexpr int kChunk = 8;  // 16-bit elements in 16 bytes
+  static constexpr int kStrideA = kBlockK + kChunk, kStrideB = kBlockN + kChunk;
+  static constexpr int kSliceA = kBlockM * kStrideA, kSliceB = kBlockK * kStrideB;  // elements per stage
+  static constexpr int kChunksA = kBlockM * kBlockK / kChunk, kChunksB = kBlockK * kBlockN / kChunk;
+  static constexpr int kSharedBytes = kStages * (kSliceA + kSliceB) * 2;
+  // After the last slice, each warp stages one 16×16 f32 fragment at a time for the edge's stores.
+  static constexpr int kEpilogueBytes = kThreads / 32 * kFragment * kFragment * 4;
+
+  LADDER_HD static int warp_m(int warp) { return warp / kWarpsN; }
+  LADDER_HD static int warp_n(int warp) { return warp % kWarpsN; }
+  // The block-relative first row and column of warp w's fragment (fm, fn).
+  LADDER_HD static int fragment_row(int warp, int fm) { return warp_m(warp) * kWarpM + fm * kFragment; }
+  LADDER_HD static int fragment_col(int warp, int fn) { return warp_n(warp) * kWarpN + fn * kFragment; }
+  LADDER_HD static int a_chunk_row(int c) { return c / (kBlockK / kChunk); }
+  LADDER_HD static int a_chunk_col(int c) { return c % (kBlockK / kChunk) * kChunk; }
+  LADDER_HD static int b_chunk_row(int c) { return c / (kBlockN / kChunk); }
+  LADDER_HD static int b_chunk_col(int c) { return c % (kBlockN / kChunk) * kChunk; }
+  LADDER_HD static int blocks(int n) { return (n + kBlockM - 1) / kBlockM; }
+};
+
 }  // namespace ladder::cuda

@@ -16,7 +16,6 @@
 #include "onednn/onednn_bf16_gemm_policy.hpp"
 #endif
 #ifdef LADDER_HAVE_CUDA
-#include "cuda/compute_capability.hpp"
 #include "cuda/device_gemm.hpp"
 #include "model_cuda.hpp"
 #endif
@@ -76,8 +75,7 @@ const std::vector<Backend>& backends() {
                                     "cuBLAS GEMMs on tensor cores in TF32, the rest as in cuda"},
                             GpuMode{optional_rung::model_cuda_f16.name, DType::f16, gpu::GemmMode::f16,
                                     "cuBLAS GEMMs on tensor cores with f16 operands (f32 accumulation), the rest as in cuda"}})
-      b.push_back({m.name, m.dtype, Threading::device, m.summary,
-                   [m] { return cuda::unavailable_below(cuda::minimum_capability(m.dtype), m.name); },
+      b.push_back({m.name, m.dtype, Threading::device, m.summary, [m] { return cuda::unavailable_for(m.dtype, m.name); },
                    [m](const Config& c, const Weights& w, const Inputs& in) {
                      auto context = gpu::make_context();
                      return make(c, w, in, gpu::CudaOps{context}, gpu::CublasGemm{context, m.mode});

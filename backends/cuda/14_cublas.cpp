@@ -1,4 +1,4 @@
-// Rungs 13-16, cublas: NVIDIA's library. `cublas` is f32 in pedantic mode (plain FMA units, no
+// Rungs 14, 15, 17 and 19, cublas: NVIDIA's library. `cublas` is f32 in pedantic mode (plain FMA units, no
 // tensor cores): the GPU's counterpart of OpenBLAS. Then the tensor cores, each step a smaller
 // number format: `cublas-tf32` (f32 data, 10-bit mantissas in the multiply; sm_80+),
 // `cublas-f16` (f16 inputs, f32 accumulation) and `cublas-bf16` (bf16 inputs; sm_80+).
@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <stdexcept>
+#include <string_view>
 
 #include "../core/registry.hpp"
 #include "compute_capability.hpp"
@@ -35,7 +36,7 @@ struct Mode {
   const char* summary;
 };
 
-GemmRung cublas_rung(const Mode& m) {
+GemmRung mode_rung(const Mode& m) {
   GemmRung rung;
   rung.name = m.name;
   rung.dtype = m.dtype;
@@ -43,7 +44,7 @@ GemmRung cublas_rung(const Mode& m) {
   rung.self_timed = true;
   rung.mechanism = m.dtype == DType::f32 ? "tuned library" : "matrix units";
   rung.summary = m.summary;
-  rung.unavailable_reason = [m] { return cuda::unavailable_below(cuda::minimum_capability(m.dtype), m.name); };
+  rung.unavailable_reason = [m] { return cuda::unavailable_for(m.dtype, m.name); };
   rung.prepare = [m](const GemmOperands& op) {
     std::shared_ptr<cublasContext> handle;
     {
@@ -80,8 +81,10 @@ const Mode kModes[] = {
 
 }  // namespace
 
-void add_cublas_rungs(Registry& r) {
-  for (const Mode& m : kModes) r.add(cublas_rung(m));
+GemmRung cublas_rung(const OptionalRung& which) {
+  for (const Mode& m : kModes)
+    if (std::string_view(m.name) == which.name) return mode_rung(m);
+  throw std::logic_error(fmt::format("no cuBLAS mode is named {}", which.name));
 }
 
 namespace cuda {
@@ -106,7 +109,7 @@ std::function<void(void* stream)> small_cublas_gemm(int n) {
 
 double cublas_best_rate(const std::string& mode, std::int64_t n) {
   for (const Mode& m : kModes) {
-    if (mode != m.name || !unavailable_below(minimum_capability(m.dtype), m.name).empty()) continue;
+    if (mode != m.name || !unavailable_for(m.dtype, m.name).empty()) continue;
     const std::size_t element = m.input == DType::f32 ? 4 : 2;
     DeviceBuffer a(element * n * n), b(element * n * n), c(sizeof(float) * n * n);
     // Random operands, not zeros: on zeros an H200's bf16 tensor cores ran 13% faster (894
