@@ -17,6 +17,8 @@ MISS_FACTOR = 2.0
 # A fixed cost above this share of a call's time is named as a reason.
 FIXED_COST_SHARE = 0.05
 CACHE_LEVELS = ("L1", "L2", "L3")
+# The cuBLAS rung of each input type: the GPU's roof for that type where a file names no other.
+CUBLAS_MODE = {"tf32": "cublas-tf32", "f16": "cublas-f16", "bf16": "cublas-bf16"}
 
 
 def vector_lanes(machine):
@@ -60,8 +62,14 @@ def predicted_factor(machine, rung, mechanism, previous):
     below_rate, below_mechanism, below_rung = previous["rate"], previous["mechanism"], previous["rung"]
 
     def device_peak(name):
-        """A GPU rung's roof: cuBLAS's best rate in its mode, else the f32 FMA probe."""
-        return float(ctx.get(f"gpu_peak_{name}_flops", 0) or 0) or gpu
+        """A GPU rung's roof: cuBLAS's best rate in its mode; else the peak of the unit it runs on
+        (rung_unit_peak_flops: the FMA probe or cuBLAS in its dtype); files written before that
+        entry: cuBLAS in the rung's dtype, the f32 FMA probe for f32."""
+        for key in (f"gpu_peak_{name}_flops", f"rung_unit_peak_flops/{name}"):
+            if float(ctx.get(key, 0) or 0):
+                return float(ctx[key])
+        dtype = (machine.gemm_at(name) or {}).get("dtype", "f32")
+        return float(ctx.get(f"gpu_peak_{CUBLAS_MODE.get(dtype, '')}_flops", 0) or 0) if dtype != "f32" else gpu
 
     if on_gpu(machine, rung):
         # On the GPU the roof is the device's: tensor cores allow the ratio of the two rungs'

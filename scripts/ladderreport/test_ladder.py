@@ -68,6 +68,26 @@ def test_gpu_rungs_are_predicted_from_the_devices_own_peaks(tmp_path):
 
 
 
+def test_a_hand_written_tensor_core_rung_is_predicted_from_the_peak_of_its_own_input_type():
+    gpu = {"gpu_peak_f32_fma_flops": "50e12", "gpu_peak_cublas_flops": "49e12", "gpu_peak_cublas-tf32_flops": "400e12",
+           "gpu_peak_cublas-f16_flops": "750e12", "gpu_peak_cublas-bf16_flops": "780e12"}
+    rungs = [("cuda-regtile", "hand-written kernel", "f32", 2.0), ("cuda-warptile", "hand-written kernel", "f32", 1.0),
+             ("cublas-tf32", "matrix units", "tf32", 0.2), ("cuda-mma-f16", "matrix units", "f16", 0.15),
+             ("cuda-mma-bf16", "matrix units", "bf16", 0.15)]
+    description = {f"rung/{r}": f"{mechanism}: a kernel" for r, mechanism, _, _ in rungs}
+    cases = [(r, 4096, seconds, {"dtype": dtype}) for r, _, dtype, seconds in rungs]
+    rows = {r["rung"]: r for r in report.ladder_rows(ladder_machine(cases, {**gpu, **description}), 4096)}
+    # Files without rung_unit_peak_flops: the f32 FMA probe for f32, cuBLAS in the rung's type otherwise.
+    assert rows["cuda-warptile"]["predicted"] == pytest.approx(50e12 / rows["cuda-regtile"]["rate"])
+    assert rows["cuda-mma-f16"]["predicted"] == pytest.approx(750 / 400)  # f16 tensor cores over tf32's
+    assert rows["cuda-mma-bf16"]["predicted"] == pytest.approx(780 / 750)
+    # Where the file names the unit's peak, that is the roof.
+    unit = {"rung_unit_peak_flops/cuda-mma-f16": "900e12", "rung_unit_peak_flops/cuda-warptile": "52e12"}
+    rows = {r["rung"]: r for r in report.ladder_rows(ladder_machine(cases, {**gpu, **description, **unit}), 4096)}
+    assert rows["cuda-mma-f16"]["predicted"] == pytest.approx(900 / 400)
+    assert rows["cuda-warptile"]["predicted"] == pytest.approx(52e12 / rows["cuda-regtile"]["rate"])
+
+
 def test_a_rung_capped_below_the_common_size_has_its_time_extrapolated_by_n_cubed_and_says_so():
     m = ladder_machine([("boxed", 128, 0.1, {}), ("tiled", 4096, 2.0, {})],
                        {"rung/boxed": "reference: an interpreter", "rung/tiled": "cache tiling: blocked"})
