@@ -44,6 +44,9 @@ GemmRung mode_rung(const Mode& m) {
   rung.self_timed = true;
   rung.mechanism = m.dtype == DType::f32 ? "tuned library" : "matrix units";
   rung.summary = m.summary;
+  // Beside torch-cuda and torch-cuda-tf32 in the overhead suite's small GEMMs: the same call from
+  // C, so that PyTorch's dispatch on the GPU is the difference.
+  rung.small_gemm_sweep = m.dtype == DType::f32 || m.dtype == DType::tf32;
   rung.unavailable_reason = [m] { return cuda::unavailable_for(m.dtype, m.name); };
   rung.prepare = [m](const GemmOperands& op) {
     std::shared_ptr<cublasContext> handle;

@@ -5,7 +5,7 @@
 #   output    writes C to the output file (float32, row-major); prints "ok"
 #   poison    fills C with NaN (so that a call that skips its work shows); prints "ok"
 # Usage: library_matmul.py LIBRARY n a.bin b.bin c.bin, LIBRARY one of numpy, torch, torch-bf16,
-# torch-cuda, torch-cuda-tf32.
+# torch-cuda, torch-cuda-tf32, torch-cuda-f16, torch-cuda-bf16.
 # It prints one line first: "ready <what ran: library, version, BLAS and threads>", or
 # "unavailable <why>" and exits.
 import os
@@ -67,14 +67,26 @@ def torch_kernel(np, a, b, bf16):
     return run, (lambda: tc.float().numpy()), (lambda: tc.fill_(float("nan"))), describe
 
 
-def torch_cuda_kernel(np, a, b, tf32):
-    """torch.matmul on the GPU, f32 in and out; TF32 tensor cores only where asked for. A call is
-    timed as a user's is: the call from Python, the library's dispatch and the kernel, up to a
+def torch_cuda_kernel(np, a, b, mode):
+    """torch.matmul on the GPU. mode f32: f32 in and out, TF32 off; tf32: the same with TF32 tensor
+    cores allowed; f16, bf16: the operands rounded once outside the timing (a user's tensors are
+    already 16-bit), a 16-bit output (which the rung is verified with), and the reductions kept in
+    f32 (PyTorch's reduced-precision reductions off), as the cuBLAS rungs compute. A call is timed
+    as a user's is: the call from Python, the library's dispatch and the kernel, up to a
     torch.cuda.synchronize() (the kernels run asynchronously otherwise)."""
     import torch
-    torch.backends.cuda.matmul.allow_tf32 = tf32
-    torch.backends.cudnn.allow_tf32 = tf32
+    matmul = torch.backends.cuda.matmul
+    matmul.allow_tf32 = mode == "tf32"
+    torch.backends.cudnn.allow_tf32 = mode == "tf32"
+    for flag in ("allow_fp16_reduced_precision_reduction", "allow_bf16_reduced_precision_reduction"):
+        try:  # PyTorch 1.12+ and 2.0+ have them; 1.13 refuses the second with an AssertionError
+            setattr(matmul, flag, False)
+        except (AttributeError, AssertionError, RuntimeError):
+            pass
     ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+    if mode in ("f16", "bf16"):
+        to = torch.float16 if mode == "f16" else torch.bfloat16
+        ta, tb = ta.to(to), tb.to(to)
     tc = torch.empty_like(ta)
 
     def run():
@@ -82,10 +94,12 @@ def torch_cuda_kernel(np, a, b, tf32):
         torch.cuda.synchronize()
 
     def describe():
-        return (f"PyTorch {torch.__version__} CUDA {torch.version.cuda} on {torch.cuda.get_device_name()}, "
-                f"TF32 {'on' if tf32 else 'off'}, timed to torch.cuda.synchronize()")
+        how = {"f32": "f32, TF32 off", "tf32": "f32, TF32 on", "f16": "f16 in and out, f32 reductions",
+               "bf16": "bf16 in and out, f32 reductions"}[mode]
+        return (f"PyTorch {torch.__version__} CUDA {torch.version.cuda} (cuBLAS) on {torch.cuda.get_device_name()}, "
+                f"{how}, timed to torch.cuda.synchronize()")
 
-    return run, (lambda: tc.cpu().numpy()), (lambda: tc.fill_(float("nan"))), describe
+    return run, (lambda: tc.float().cpu().numpy()), (lambda: tc.fill_(float("nan"))), describe
 
 
 def main():
@@ -96,8 +110,10 @@ def main():
         make = {"numpy": numpy_kernel,
                 "torch": lambda np, a, b: torch_kernel(np, a, b, False),
                 "torch-bf16": lambda np, a, b: torch_kernel(np, a, b, True),
-                "torch-cuda": lambda np, a, b: torch_cuda_kernel(np, a, b, False),
-                "torch-cuda-tf32": lambda np, a, b: torch_cuda_kernel(np, a, b, True)}[library]
+                "torch-cuda": lambda np, a, b: torch_cuda_kernel(np, a, b, "f32"),
+                "torch-cuda-tf32": lambda np, a, b: torch_cuda_kernel(np, a, b, "tf32"),
+                "torch-cuda-f16": lambda np, a, b: torch_cuda_kernel(np, a, b, "f16"),
+                "torch-cuda-bf16": lambda np, a, b: torch_cuda_kernel(np, a, b, "bf16")}[library]
         a = np.fromfile(a_path, dtype=np.float32).reshape(n, n)
         b = np.fromfile(b_path, dtype=np.float32).reshape(n, n)
         # poison: NaN into the array the library writes (on the GPU for the CUDA kernels), so that

@@ -1,6 +1,6 @@
-// Rungs numpy, torch, torch-bf16, torch-cuda and torch-cuda-tf32: the GEMM as a Python user writes
-// it, `numpy.matmul(a, b)` or `torch.matmul(a, b)` on f32 arrays (bf16 tensors for torch-bf16),
-// called from the real interpreter. What changed from the
+// Rungs numpy, torch, torch-bf16 and torch-cuda(-tf32, -f16, -bf16): the GEMM as a Python user
+// writes it, `numpy.matmul(a, b)` or `torch.matmul(a, b)` on f32 arrays (16-bit tensors for the
+// 16-bit rungs), called from the real interpreter. What changed from the
 // `python` rung: the triple loop is one call into a compiled BLAS (NumPy's OpenBLAS, PyTorch's
 // own), so the interpreter runs one dispatch instead of n^3 multiply-adds; against the `openblas`
 // rung what remains is the interpreter's and the library's per-call cost (the overhead suite's
@@ -10,6 +10,7 @@
 #include <fstream>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
 
 #include "../core/cpu_features.hpp"
 #include "../core/registry.hpp"
@@ -75,7 +76,12 @@ Needs module(const std::string& name, const std::string& package) {
 const Needs kTorchWithGpu{"import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)",
                           "has PyTorch that sees a GPU (torch.cuda.is_available(); or set LADDER_PYTHON)"};
 
-// `library` is what library_matmul.py runs: numpy, torch, torch-bf16, torch-cuda, torch-cuda-tf32.
+// PyTorch on a GPU with bf16 tensor cores (compute capability 8.0 on).
+const Needs kTorchWithBf16Gpu{
+    "import sys, torch; sys.exit(0 if torch.cuda.is_available() and torch.cuda.get_device_capability() >= (8, 0) else 1)",
+    "has PyTorch that sees a GPU with bf16 tensor cores (compute capability 8.0 or later; or set LADDER_PYTHON)"};
+
+// `library` is what library_matmul.py runs: numpy, torch, torch-bf16, torch-cuda(-tf32, -f16, -bf16).
 GemmRung library_rung(const std::string& name, const std::string& library, const Needs& needs, std::string summary,
                       DType dtype = DType::f32, Threading threading = Threading::all_cores) {
   GemmRung rung;
@@ -85,9 +91,9 @@ GemmRung library_rung(const std::string& name, const std::string& library, const
   rung.picks_own_threads = true;  // the library's own pool; small calls run on one thread
   rung.self_timed = true;
   rung.mechanism = "Python library call";
-  // The overhead suite times it at n = 1 … 64 too, beside the C++ libraries called directly:
-  // what the interpreter and the library's dispatch cost a call.
-  rung.small_gemm_sweep = threading != Threading::device;
+  // The overhead suite times it at n = 1 … 64 too, beside the C++ libraries called directly
+  // (cuBLAS for the GPU's): what the interpreter and the library's dispatch cost a call.
+  rung.small_gemm_sweep = true;
   rung.summary = std::move(summary);
   rung.unavailable_reason = [needs] {
     return python_with(needs.probe).empty() ? no_python_reason(needs.missing) : std::string();
@@ -127,6 +133,17 @@ void register_python(Registry& r) {
                      "torch.matmul on f32 CUDA tensors with TF32 tensor cores, from the real interpreter (one call, to a "
                      "synchronize)",
                      DType::tf32, Threading::device));
+  for (const auto& [name, dtype, needs] : {std::tuple{"torch-cuda-f16", DType::f16, &kTorchWithGpu},
+                                           std::tuple{"torch-cuda-bf16", DType::bf16, &kTorchWithBf16Gpu}}) {
+    GemmRung half = library_rung(name, name, *needs,
+                                 "torch.matmul on " + std::string(dtype_name(dtype)) +
+                                     " CUDA tensors (16-bit out, f32 reductions), from the real interpreter (one call, to "
+                                     "a synchronize)",
+                                 dtype, Threading::device);
+    half.rounds_output = true;
+    half.small_gemm_sweep = false;  // the f32 rungs show the per-call cost; these add only rounding
+    r.add(half);
+  }
 }
 
 }  // namespace ladder

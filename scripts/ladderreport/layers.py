@@ -1,7 +1,8 @@
 """What a small GEMM costs called from Python, layer by layer, from one run's overhead cases: the
 interpreter (a call of an empty Python function, overhead/python-call), the library's dispatch
 (numpy.matmul's or torch.matmul's call less the layers around it), and the kernel (the same GEMM
-called from C through the BLAS the Python library runs on: the call's own cost and the arithmetic)."""
+called from C through the BLAS the Python library runs on, cuBLAS on the GPU: the call's own cost
+and the arithmetic)."""
 import html
 
 LAYER_SIZES = (1, 64)
@@ -19,13 +20,26 @@ def seconds_at(machine, rung, n):
     return case.get("seconds") if case else None
 
 
+def on_gpu(machine, rung):
+    return machine.context.get(f"rung_where/{rung}") == "GPU"
+
+
 def kernel_rung(machine, rung, n):
-    """The C library rung the Python library's own label names (its BLAS), measured at n."""
-    label = next((c["label"].lower() for c in machine.cases.values() if c["suite"] == "gemm" and c["rung"] == rung), "")
+    """The C library rung the Python library's own label names (its BLAS), measured at n: on the
+    CPU a tuned library's; on the GPU the library's rung in the same number format (cuBLAS's
+    cublas for torch-cuda, cublas-tf32 for torch-cuda-tf32), which is matrix units for tf32."""
+    cases = [c for c in machine.cases.values() if c["suite"] == "gemm" and c["rung"] == rung]
+    label = next((c["label"].lower() for c in cases), "")
+    dtype, gpu = (cases[0]["dtype"] if cases else None), on_gpu(machine, rung)
     for key in machine.order:
         c = machine.cases[key]
-        if (c["suite"] == "gemm" and mechanism(machine, c["rung"]) == "tuned library" and c["rung"] in label
-                and seconds_at(machine, c["rung"], n)):
+        if c["suite"] != "gemm" or c["rung"] == rung or not seconds_at(machine, c["rung"], n):
+            continue
+        if gpu:
+            if (on_gpu(machine, c["rung"]) and c["dtype"] == dtype and c["rung"].split("-")[0] in label
+                    and mechanism(machine, c["rung"]) in ("tuned library", "matrix units")):
+                return c["rung"]
+        elif mechanism(machine, c["rung"]) == "tuned library" and c["rung"] in label:
             return c["rung"]
     return None
 

@@ -25,3 +25,20 @@ def test_a_call_from_python_is_split_into_interpreter_dispatch_and_kernel():
     assert "## A call from Python, by layer" in text and "| numpy | 1 | 0.900 | 0.050 | 0.830 | 0.020 (openblas) |" in text
     del m.cases["overhead/python-call/-/ops:100000"]  # without the interpreter's own cost, no section
     assert "by layer" not in report.ladder_markdown(m)
+
+
+def test_a_call_from_python_on_the_gpu_is_set_against_cublas_in_the_same_number_format():
+    m = ladder_machine([("cublas", 1, 4e-6, {}), ("cublas-tf32", 1, 4.5e-6, {"dtype": "tf32"}),
+                        ("torch-cuda", 1, 14e-6, {}), ("torch-cuda-tf32", 1, 15e-6, {"dtype": "tf32"})],
+                       {"rung/cublas": "tuned library: cuBLAS f32", "rung/cublas-tf32": "matrix units: cuBLAS TF32",
+                        "rung/torch-cuda": "Python library call: torch.matmul",
+                        "rung/torch-cuda-tf32": "Python library call: torch.matmul, TF32",
+                        **{f"rung_where/{r}": "GPU" for r in ("cublas", "cublas-tf32", "torch-cuda", "torch-cuda-tf32")}})
+    for rung in ("torch-cuda", "torch-cuda-tf32"):
+        m.cases[f"gemm/{rung}/f32/n:1"]["label"] = "PyTorch 2.11 CUDA 13.0 (cuBLAS) on NVIDIA H200"
+    m.cases["overhead/python-call/-/ops:100000"] = {"suite": "overhead", "rung": "python-call", "dtype": "-",
+                                                     "size": 100000, "error": None, "label": "", "seconds_per_op": 0.05e-6}
+    rows = {r["rung"]: r for r in layer_rows(m)}
+    assert rows["torch-cuda"]["kernel_rung"] == "cublas"
+    assert rows["torch-cuda-tf32"]["kernel_rung"] == "cublas-tf32"  # same format, though not "tuned library"
+    assert rows["torch-cuda"]["dispatch"] == pytest.approx(14e-6 - 0.05e-6 - 4e-6)
