@@ -64,20 +64,34 @@ int commit_results(ResultsFile* results, const Options& opt, const NoiseReport& 
 }
 
 // Adaptive repetitions after the first round: the cases whose repetitions still spread more than
-// the target run again, a few more repetitions each round, while the budget lasts; then the
-// statistics over every round replace each round's own, in the file and in the console's tables.
+// the target run again, a few more repetitions each round, as many as the budget left pays for
+// (each case's cost estimated from its own repetitions); then the statistics over every round
+// replace each round's own, in the file and in the console's tables.
 void run_more_rounds(const std::vector<BenchmarkCase>& cases, const RepetitionPolicy& policy,
                      std::chrono::steady_clock::duration first_round, CollectingReporter& reporter, ResultsFile* results) {
+  using Seconds = std::chrono::duration<double>;
+  const double first_round_seconds = Seconds(first_round).count();
+  const double timed = timed_seconds(reporter.runs());
+  const double wall_per_timed_second = timed > 0 ? std::max(1.0, first_round_seconds / timed) : 1.0;
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(first_round * policy.budget_share);
-  for (int round = 2; std::chrono::steady_clock::now() < deadline; ++round) {
-    const std::vector<std::string> noisy = cases_needing_more(reporter.runs(), policy);
+  for (int round = 2;; ++round) {
+    const double left = Seconds(deadline - std::chrono::steady_clock::now()).count();
+    const std::size_t noisy = cases_needing_more(reporter.runs(), policy).size();
+    if (noisy == 0) break;
+    const std::vector<std::string> chosen = cases_for_round(reporter.runs(), policy, left, wall_per_timed_second);
+    if (chosen.empty()) {
+      std::fprintf(stderr, "ladderbench: %zu case(s) still spread more than %.0f%%; the extra rounds' budget (%.0f s) is spent\n",
+                   noisy, 100 * policy.target_cv, policy.budget_share * first_round_seconds);
+      break;
+    }
     std::vector<BenchmarkCase> again;
     for (const BenchmarkCase& c : cases)
-      if (std::find(noisy.begin(), noisy.end(), c.name) != noisy.end()) again.push_back(c);
-    if (again.empty()) break;
-    std::fprintf(stderr, "ladderbench: round %d: %zu case(s) spread more than %.0f%%; %d more repetitions each\n", round,
-                 again.size(), 100 * policy.target_cv, policy.step);
+      if (std::find(chosen.begin(), chosen.end(), c.name) != chosen.end()) again.push_back(c);
+    std::fprintf(stderr,
+                 "ladderbench: round %d: %zu case(s) spread more than %.0f%%; %zu of them fit in the %.1f s left; %d more "
+                 "repetitions each\n",
+                 round, noisy, 100 * policy.target_cv, again.size(), std::max(0.0, left), policy.step);
     register_cases(again, nullptr, policy.step);
     benchmark::RunSpecifiedBenchmarks(&reporter, results);
   }
@@ -150,6 +164,7 @@ int run(int argc, char** argv) {
   const int total = static_cast<int>(cases.size());
   RepetitionPolicy policy;
   if (opt.adaptive_cv) policy.target_cv = *opt.adaptive_cv;
+  if (opt.adaptive_budget) policy.budget_share = *opt.adaptive_budget;
   if (opt.adaptive) {
     benchmark::AddCustomContext("repetitions", policy.describe());
     if (results) results->merge_rounds();

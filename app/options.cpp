@@ -37,10 +37,13 @@ const char* const kHelpOptions = R"(                    With a GPU, stream, roof
                     smoke: every case at tiny sizes, for tests (its figures mean nothing)
   --no-cap          also run slow rungs (python, boxed, naive, interchange) above their size cap
   --adaptive        repeat each case at least 4 times, then more (4 a round, up to 16) while its
-                    repetitions spread more than 3% (coefficient of variation) and the extra
-                    rounds have taken under a quarter of the first round's time; the default of
-                    the full and ladder profiles (unless --benchmark_repetitions or --sizes)
+                    repetitions spread more than 3% (coefficient of variation): noisiest first,
+                    as many as fit in a quarter of the first round's time (each case's cost
+                    estimated from its own repetitions); the default of the full and ladder
+                    profiles (unless --benchmark_repetitions or --sizes)
   --adaptive-cv X   --adaptive with another target than 3%, as a fraction (0.01 is 1%)
+  --adaptive-budget X  --adaptive with another budget for the extra rounds than 0.25, as a share
+                    of the first round's time (0 runs none; 2 allows twice the first round)
   --device N        the GPU to run on, among those CUDA_VISIBLE_DEVICES leaves (default 0); its
                     index, PCI bus id and UUID go into the context
   --list            list every rung with "available" or "unavailable: <reason>", then exit
@@ -186,6 +189,17 @@ Options parse_options(int argc, char** argv) {
       if (value.empty() || *end != '\0' || !(cv >= 0 && cv < 1))
         usage_error(fmt::format("--adaptive-cv '{}' is not a fraction from 0 up to 1 (0.03 is 3%)", value));
       o.adaptive_cv = cv;
+      o.adaptive = true;
+    } else if (name == "--adaptive-budget") {
+      const std::string value = take_value();
+      char* end = nullptr;
+      const double share = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !(share >= 0 && share <= 100))
+        usage_error(
+            fmt::format("--adaptive-budget '{}' is not a share of the first round's time from 0 to 100 (0.25 is a "
+                        "quarter)",
+                        value));
+      o.adaptive_budget = share;
       o.adaptive = true;
     } else if (name == "--device") {
       const std::string value = take_value();

@@ -21,9 +21,10 @@ struct Options {
   std::optional<std::vector<std::int64_t>> sizes;
   std::string profile = "full";
   bool uncapped = false;
-  std::optional<int> device;          // --device N
-  bool adaptive = false;              // --adaptive, or the full and ladder profiles' default (see main)
-  std::optional<double> adaptive_cv;  // --adaptive-cv: the coefficient of variation to reach
+  std::optional<int> device;              // --device N
+  bool adaptive = false;                  // --adaptive, or the full and ladder profiles' default (see main)
+  std::optional<double> adaptive_cv;      // --adaptive-cv: the coefficient of variation to reach
+  std::optional<double> adaptive_budget;  // --adaptive-budget: the extra rounds' share of the first round's time
   bool list = false;
   bool print_machine_id = false;
   bool list_tests = false;  // --benchmark_list_tests: Google Benchmark lists the cases and runs none

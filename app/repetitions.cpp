@@ -29,7 +29,8 @@ double cv(const std::vector<double>& v) {
 std::string RepetitionPolicy::describe() const {
   return fmt::format(
       "adaptive: every case {} times, then {} more a round for the cases whose repetitions' coefficient of variation "
-      "exceeds {:.0f}%, up to {} each, while the extra rounds take under {:.0f}% of the first round's time",
+      "exceeds {:.0f}%, up to {} each, noisiest first, as many as the extra rounds' budget ({:.0f}% of the first "
+      "round's time) pays for",
       floor, step, 100 * target_cv, cap, 100 * budget_share);
 }
 
@@ -64,6 +65,39 @@ std::vector<std::string> cases_needing_more(const std::vector<Run>& runs, const 
     if (coefficient_of_variation(repetitions) > policy.target_cv) names.push_back(repetitions.front()->run_name.function_name);
   }
   return names;
+}
+
+std::vector<std::string> cases_for_round(const std::vector<Run>& runs, const RepetitionPolicy& policy, double seconds_left,
+                                         double wall_per_timed_second) {
+  struct Candidate {
+    std::string name;
+    double cv, cost;
+  };
+  std::vector<Candidate> candidates;
+  for (const auto& [key, repetitions] : repetitions_by_case(runs)) {
+    if (static_cast<int>(repetitions.size()) >= policy.cap) continue;
+    const double spread = coefficient_of_variation(repetitions);
+    if (spread <= policy.target_cv) continue;
+    double timed = 0;
+    for (const Run* r : repetitions) timed += r->real_accumulated_time;
+    const double cost = policy.step * timed / static_cast<double>(repetitions.size()) * wall_per_timed_second;
+    candidates.push_back({repetitions.front()->run_name.function_name, spread, cost});
+  }
+  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.cv > b.cv; });
+  std::vector<std::string> chosen;
+  for (const Candidate& c : candidates)
+    if (c.cost <= seconds_left) {
+      chosen.push_back(c.name);
+      seconds_left -= c.cost;
+    }
+  return chosen;
+}
+
+double timed_seconds(const std::vector<Run>& runs) {
+  double total = 0;
+  for (const Run& run : runs)
+    if (run.run_type == Run::RT_Iteration) total += run.real_accumulated_time;
+  return total;
 }
 
 std::vector<Run> merged_aggregates(const std::vector<Run>& runs) {

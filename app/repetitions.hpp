@@ -38,6 +38,17 @@ double coefficient_of_variation(const std::vector<const Run*>& repetitions);
 // repetitions than the cap and a coefficient of variation above the target.
 std::vector<std::string> cases_needing_more(const std::vector<Run>& runs, const RepetitionPolicy& policy);
 
+// Of the cases needing more, those the next round runs: noisiest first, each where its cost (step
+// more repetitions at its own mean repetition's timed seconds, times `wall_per_timed_second`,
+// what the first round's wall time was per second timed: set-up, verification and Google
+// Benchmark's sizing trials included) still fits in `seconds_left`; a case that does not fit is
+// passed over for a cheaper one. So a round never starts what the budget cannot pay for.
+std::vector<std::string> cases_for_round(const std::vector<Run>& runs, const RepetitionPolicy& policy, double seconds_left,
+                                         double wall_per_timed_second);
+
+// The seconds a set of runs timed (every repetition's accumulated real or manual time).
+double timed_seconds(const std::vector<Run>& runs);
+
 // Mean, median, stddev and cv of every case with two or more repetitions, over all of them: each
 // repetition's time per iteration and each counter, as Google Benchmark's own aggregates report
 // them (the cv in the time's place, as a fraction).

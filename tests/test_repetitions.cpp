@@ -47,6 +47,26 @@ TEST(Repetitions, OnlyCasesThatSpreadAndHaveRoomGetAnotherRound) {
   EXPECT_NEAR(coefficient_of_variation(repetitions_by_case(runs)["quiet/real_time"]), 0.0082, 0.0001);
 }
 
+// A round takes the noisiest cases first, as many as the seconds left pay for, each costed at
+// `step` more of its own repetitions scaled by the first round's wall time per timed second.
+TEST(Repetitions, ARoundTakesTheNoisiestCasesTheBudgetPaysFor) {
+  RepetitionPolicy policy;  // step 4
+  std::vector<BenchRun> runs;
+  for (double s : {1.0, 1.1, 0.9, 1.0}) runs.push_back(repetition("slow-noisy", s, 1, 1));          // cost 4 x 1 s
+  for (double s : {0.1, 0.2, 0.05, 0.15}) runs.push_back(repetition("fast-noisier", s, 1, 1));      // cost 4 x 0.125 s
+  for (double s : {0.100, 0.106, 0.104, 0.110}) runs.push_back(repetition("fast-noisy", s, 1, 1));  // cost 4 x 0.105 s
+  for (double s : {1.00, 1.001, 0.999, 1.0}) runs.push_back(repetition("quiet", s, 1, 1));
+  EXPECT_DOUBLE_EQ(timed_seconds(runs), 4.0 + 0.5 + 0.42 + 4.0);
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(cases_for_round(runs, policy, 100, 1), (Names{"fast-noisier", "slow-noisy", "fast-noisy"}));
+  // 1 s: the slow case (4 s) is passed over for the fast ones behind it.
+  EXPECT_EQ(cases_for_round(runs, policy, 1, 1), (Names{"fast-noisier", "fast-noisy"}));
+  // The same seconds at twice the wall time per timed second: only the noisiest fast one.
+  EXPECT_EQ(cases_for_round(runs, policy, 1, 2), (Names{"fast-noisier"}));
+  EXPECT_TRUE(cases_for_round(runs, policy, 0, 1).empty());
+  EXPECT_TRUE(cases_for_round(runs, policy, -1, 1).empty());  // past the deadline
+}
+
 TEST(Repetitions, StatisticsCoverEveryRoundAndNumberTheRepetitions) {
   std::vector<BenchRun> runs;
   for (double s : {2.0, 4.0}) runs.push_back(repetition("case", s, 8 / s));

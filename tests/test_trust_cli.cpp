@@ -219,13 +219,13 @@ namespace {
 // Adaptive repetitions: however many rounds ran, the file holds each case under its own name,
 // every repetition numbered once, and one set of statistics over all of them.
 TEST_F(TrustCli, AdaptiveRoundsLeaveOneCaseNameAndStatisticsOverEveryRepetition) {
-  // A target no case meets: every case gets at least one more round.
+  // A target no case meets and a budget that pays for it: every case gets at least one more round.
   const Result run =
-      shell(fmt::format("{} --profile smoke --suite gemm --rungs naive,autovec --adaptive-cv 0 "
+      shell(fmt::format("{} --profile smoke --suite gemm --rungs naive,autovec --adaptive-cv 0 --adaptive-budget 50 "
                         "--benchmark_min_time=0.001 --benchmark_out='{}'",
                         exe(), out_.string()));
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_NE(run.output.find("round 2: 4 case(s)"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("round 2: 4 case(s) spread more than 0%; 4 of them fit"), std::string::npos) << run.output;
   const auto doc = nlohmann::json::parse(content(), nullptr, false);
   ASSERT_FALSE(doc.is_discarded());
   EXPECT_NE(doc["context"]["repetitions"].get<std::string>().find("adaptive"), std::string::npos);
@@ -249,6 +249,27 @@ TEST_F(TrustCli, AdaptiveRoundsLeaveOneCaseNameAndStatisticsOverEveryRepetition)
       EXPECT_EQ(repetitions, static_cast<int>(seen.size())) << name << " " << aggregate;
   }
   EXPECT_TRUE(leftovers().empty());
+}
+
+// The extra rounds stay within their budget: with none, no case gets a second round, and the
+// run says what is left noisy instead of running it.
+TEST_F(TrustCli, AdaptiveRoundsStartNothingTheirBudgetCannotPayFor) {
+  const Result run =
+      shell(fmt::format("{} --profile smoke --suite gemm --rungs naive --adaptive-cv 0 --adaptive-budget 0 "
+                        "--benchmark_min_time=0.001 --benchmark_out='{}'",
+                        exe(), out_.string()));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output.find("round 2"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("2 case(s) still spread more than 0%; the extra rounds' budget (0 s) is spent"), std::string::npos)
+      << run.output;
+  const auto doc = nlohmann::json::parse(content(), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  int repetitions = 0;
+  for (const auto& b : doc["benchmarks"]) repetitions += b["run_type"] == "iteration";
+  EXPECT_EQ(repetitions, 8);  // naive at n = 8 and 33, the floor of four each
+  const Result bad = shell(fmt::format("{} --adaptive-budget -1", exe()));
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--adaptive-budget '-1' is not a share"), std::string::npos) << bad.output;
 }
 
 }  // namespace
