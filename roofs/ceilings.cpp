@@ -77,6 +77,17 @@ double reported_clock_ghz(std::string& source) {
   return 0;
 }
 
+// The GPU's FMA probes by the format names of its theoretical figures.
+std::vector<std::pair<std::string, double>> device_fma_rates(const DeviceCeilings& d) {
+  return {{"f32", d.fma_f32}, {"f16", d.fma_f16}, {"bf16", d.fma_bf16}, {"f64", d.fma_f64}};
+}
+
+double theoretical_value(const DeviceCeilings& d, const std::string& format) {
+  for (const auto& t : d.theoretical())
+    if (t.name == fmt::format("gpu_theoretical_peak_{}_flops", format)) return t.value;
+  return 0;
+}
+
 }  // namespace
 
 double Ceilings::peak(DType dtype, int t) const { return peaks.peak_at(dtype, t > 1 ? threads : 1); }
@@ -207,6 +218,12 @@ std::vector<std::pair<std::string, std::string>> ceilings_context(const Ceilings
   if (!c.device.name.empty()) {
     ctx.emplace_back("gpu_peak_f32_fma_flops", num(c.device.fma_f32));
     ctx.emplace_back("gpu_peak_f16_fma_flops", num(c.device.fma_f16));
+    if (c.device.fma_bf16 > 0) ctx.emplace_back("gpu_peak_bf16_fma_flops", num(c.device.fma_bf16));
+    if (c.device.fma_f64 > 0) ctx.emplace_back("gpu_peak_f64_fma_flops", num(c.device.fma_f64));
+    // Each probe beside its theoretical figure, as a fraction: how near the hardware's limit it got.
+    for (const auto& [format, rate] : device_fma_rates(c.device))
+      if (const double theory = theoretical_value(c.device, format); rate > 0 && theory > 0)
+        ctx.emplace_back(fmt::format("gpu_peak_{}_fma_of_theoretical", format), num(rate / theory));
     for (const auto& [mode, rate] : c.device.cublas) ctx.emplace_back("gpu_peak_" + mode + "_flops", num(rate));
     ctx.emplace_back("gpu_bandwidth_copy_bytes_per_second", num(c.device.copy_bytes_per_second));
     ctx.emplace_back("gpu_bandwidth_read_bytes_per_second", num(c.device.read_bytes_per_second));
@@ -267,8 +284,15 @@ std::string format_ceilings(const Ceilings& c) {
   out += fmt::format("  overhead: call {:.1f} ns, OpenMP fork+join {:.2f} us, bytecode dispatch {:.1f} ns, boxed add {:.1f} ns\n",
                      c.call_seconds * 1e9, c.fork_join_seconds * 1e6, c.dispatch_seconds * 1e9, c.boxed_add_seconds * 1e9);
   if (!c.device.name.empty()) {
-    out += fmt::format("  GPU {}: FMA f32 {:.1f} TFLOP/s, f16 {:.1f} TFLOP/s; launch {:.1f} us\n", c.device.name,
-                       c.device.fma_f32 / 1e12, c.device.fma_f16 / 1e12, c.device.launch_seconds * 1e6);
+    out += fmt::format("  GPU {}: FMA", c.device.name);
+    for (const auto& [format, rate] : device_fma_rates(c.device)) {
+      if (rate <= 0) continue;
+      out += fmt::format(" {} {:.1f} TFLOP/s", format, rate / 1e12);
+      if (const double theory = theoretical_value(c.device, format); theory > 0)
+        out += fmt::format(" ({:.0f}% of {:.1f})", 100 * rate / theory, theory / 1e12);
+      out += ",";
+    }
+    out += fmt::format(" launch {:.1f} us\n", c.device.launch_seconds * 1e6);
     out += fmt::format(
         "       device memory: copy {:.0f} GB/s, read {:.0f}, write {:.0f}; its roof {:.0f} GB/s (the best of these)\n",
         c.device.copy_bytes_per_second / 1e9, c.device.read_bytes_per_second / 1e9, c.device.write_bytes_per_second / 1e9,

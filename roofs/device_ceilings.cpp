@@ -29,7 +29,9 @@ double DeviceCeilings::peak(DType dtype) const {
     case DType::f16:
       return std::max(fma_f16, library(optional_rung::cublas_f16.name));
     case DType::bf16:
-      return library(optional_rung::cublas_bf16.name);
+      return std::max(fma_bf16, library(optional_rung::cublas_bf16.name));
+    case DType::f64:
+      return fma_f64;
     default:
       return 0;
   }
@@ -63,19 +65,32 @@ DeviceCeilings measure_device_ceilings([[maybe_unused]] bool smoke) {
   d.compute_capability = cuda::compute_capability();
   cuda::DeviceTimer timer;
   cuda::DeviceBuffer sink(16);
-  const std::int64_t iterations = smoke ? 1000 : 100000;
   telemetry::Sampler clock_sampler(1);
   const bool sample_clock = telemetry::Nvml::instance().unavailable_reason().empty();
-  for (int trial = 0; trial < 3; ++trial) {
-    if (sample_clock) clock_sampler.start();
+  // Each probe sized from a short launch to about 20 ms (2 in the smoke profile): a fixed count
+  // would take seconds where a format runs at 1/32 or 1/64 of f32's rate (f64 on a T4 or an RTX).
+  const double target_seconds = smoke ? 2e-3 : 20e-3;
+  auto probe_rate = [&](cuda::FmaFormat format, bool read_clock) {
+    constexpr std::int64_t kShort = 16;
     timer.start();
-    double flops = cuda::launch_fma_probe_f32(static_cast<float*>(sink.get()), iterations, timer.stream());
-    d.fma_f32 = std::max(d.fma_f32, flops / timer.stop());
-    if (sample_clock) d.probe_clock_hz = std::max(d.probe_clock_hz, clock_sampler.stop().sm_clock_median_mhz * 1e6);
-    timer.start();
-    flops = cuda::launch_fma_probe_f16(sink.get(), iterations, timer.stream());
-    d.fma_f16 = std::max(d.fma_f16, flops / timer.stop());
-  }
+    cuda::launch_fma_probe(format, sink.get(), kShort, timer.stream());
+    const double short_seconds = timer.stop();
+    const std::int64_t iterations = std::clamp<std::int64_t>(
+        static_cast<std::int64_t>(kShort * target_seconds / std::max(short_seconds, 1e-7)), kShort, std::int64_t{1} << 24);
+    double best = 0;
+    for (int trial = 0; trial < 3; ++trial) {
+      if (read_clock) clock_sampler.start();
+      timer.start();
+      const double flops = cuda::launch_fma_probe(format, sink.get(), iterations, timer.stream());
+      best = std::max(best, flops / timer.stop());
+      if (read_clock) d.probe_clock_hz = std::max(d.probe_clock_hz, clock_sampler.stop().sm_clock_median_mhz * 1e6);
+    }
+    return best;
+  };
+  d.fma_f32 = probe_rate(cuda::FmaFormat::f32, sample_clock);
+  d.fma_f16 = probe_rate(cuda::FmaFormat::f16x2, false);
+  if (d.compute_capability >= 80) d.fma_bf16 = probe_rate(cuda::FmaFormat::bf16x2, false);
+  d.fma_f64 = probe_rate(cuda::FmaFormat::f64, false);
   for (const char* mode : {optional_rung::cublas.name, optional_rung::cublas_tf32.name, optional_rung::cublas_f16.name,
                            optional_rung::cublas_bf16.name})
     if (double rate = cuda::cublas_best_rate(mode, smoke ? 256 : 8192); rate > 0) d.cublas.emplace_back(mode, rate);

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "core/gpu_telemetry.hpp"
+#include <map>
+
+#include "roofs/ceilings.hpp"
 #include "roofs/device_ceilings.hpp"
 #include "roofs/gpu_theoretical.hpp"
 
@@ -47,6 +50,33 @@ TEST(GpuTheoretical, TakesTheClockTheProbeRanAtWhereNvmlReadIt) {
   d.probe_clock_hz = 1755e6;  // a device that did not hold its boost clock under the probe
   EXPECT_NEAR(figure(d.theoretical(), "f32"), 2.0 * 132 * 128 * 1755e6, 1e6);
   EXPECT_NE(d.theoretical()[0].derivation.find("while the f32 FMA probe ran"), std::string::npos);
+}
+
+// Every FMA probe measured goes into the context and the printed ceilings beside its theoretical
+// figure, as a fraction: the number that says whether the probe reached the hardware's limit.
+TEST(GpuTheoretical, EachProbeIsSetBesideItsTheoreticalFigure) {
+  Ceilings c;
+  c.device.name = "NVIDIA H200";
+  c.device.compute_capability = 90, c.device.sms = 132, c.device.max_clock_hz = 1980e6, c.device.probe_clock_hz = 1755e6;
+  c.device.fma_f32 = 56e12, c.device.fma_f16 = 112e12, c.device.fma_bf16 = 110e12, c.device.fma_f64 = 29e12;
+  std::map<std::string, std::string> ctx;
+  for (const auto& [key, value] : ceilings_context(c)) ctx[key] = value;
+  const double f32_theory = 2.0 * 132 * 128 * 1755e6;  // 59.3 TFLOP/s at the clock the probe ran at
+  ASSERT_TRUE(ctx.count("gpu_peak_f32_fma_of_theoretical"));
+  EXPECT_NEAR(std::stod(ctx["gpu_peak_f32_fma_of_theoretical"]), 56e12 / f32_theory, 1e-4);
+  EXPECT_NEAR(std::stod(ctx["gpu_peak_f16_fma_of_theoretical"]), 112e12 / (2 * f32_theory), 1e-4);
+  EXPECT_NEAR(std::stod(ctx["gpu_peak_bf16_fma_flops"]), 110e12, 1e8);
+  EXPECT_NEAR(std::stod(ctx["gpu_peak_f64_fma_of_theoretical"]), 29e12 / (f32_theory / 2), 1e-4);
+  EXPECT_NE(format_ceilings(c).find("f32 56.0 TFLOP/s (94% of 59.3)"), std::string::npos) << format_ceilings(c);
+  // The bf16 peak of a GPU rung is the better of the probe and cuBLAS; f64's is the probe's.
+  EXPECT_DOUBLE_EQ(c.device.peak(DType::bf16), 110e12);
+  EXPECT_DOUBLE_EQ(c.device.peak(DType::f64), 29e12);
+  // A device without bf16 units (a T4) has no bf16 probe, and no entry for one.
+  c.device.fma_bf16 = 0;
+  ctx.clear();
+  for (const auto& [key, value] : ceilings_context(c)) ctx[key] = value;
+  EXPECT_FALSE(ctx.count("gpu_peak_bf16_fma_flops"));
+  EXPECT_FALSE(ctx.count("gpu_peak_bf16_fma_of_theoretical"));
 }
 
 TEST(GpuTelemetry, SummarisesACasesSamples) {

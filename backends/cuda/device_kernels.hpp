@@ -64,18 +64,21 @@ void copy_async(void* dst, const void* src, std::size_t bytes, CopyKind kind, vo
 void launch_copy(const float* in, float* out, std::int64_t n, void* stream);
 void launch_triad(float* a, const float* b, const float* c, float s, std::int64_t n, void* stream);
 
-// The roofline kernel: out = in after k multiply-adds y = y·a + b per element. f16 works on
-// pairs (half2, two lanes per instruction); n counts f16 elements and must be even.
+// The roofline kernel: out = in after k multiply-adds y = y·a + b per element, four elements a
+// thread in 16-byte vectors (four independent chains). f16 works on pairs (half2, two lanes per
+// instruction); n counts f16 elements and must be even.
 void launch_roofline_f32(const float* in, float* out, std::int64_t n, int k, float a, float b, void* stream);
 void launch_roofline_f16(const void* in, void* out, std::int64_t n, int k, float a, float b, void* stream);
 
 // An empty kernel, one block of one thread: what a launch costs.
 void launch_empty(void* stream);
 
-// FMA-only peak probes: every SM full of threads, each running 8 independent chains for
-// `iterations`. Return the FLOPs the launch does.
-double launch_fma_probe_f32(float* sink, std::int64_t iterations, void* stream);
-double launch_fma_probe_f16(void* sink, std::int64_t iterations, void* stream);
+// FMA-only peak probes: every SM full of threads, each running 8 independent chains, 16 steps a
+// loop iteration, for `iterations`. f16 and bf16 run as pairs (half2, bfloat162: two lanes an
+// instruction); bf16x2 needs compute capability 8.0. `sink` holds 8 bytes. Returns the FLOPs the
+// launch does.
+enum class FmaFormat { f32, f16x2, bf16x2, f64 };
+double launch_fma_probe(FmaFormat format, void* sink, std::int64_t iterations, void* stream);
 
 // Fills n elements of device memory with uniform_value(seed, index) (uniform_fill.hpp):
 // data as a real product's, for rates that depend on it (tensor cores run faster on zeros).
