@@ -60,9 +60,12 @@ class DeviceTimer {
 enum class CopyKind { host_to_device, device_to_host };
 void copy_async(void* dst, const void* src, std::size_t bytes, CopyKind kind, void* stream);
 
-// STREAM on the device (f32): out-of-place copy and triad a = b + s·c, grid-stride loops.
+// STREAM on the device, f32 and f64: out-of-place copy and triad a = b + s·c, grid-stride loops
+// of 16-byte vectors (the arrays as cudaMalloc returns them: 256-byte aligned).
 void launch_copy(const float* in, float* out, std::int64_t n, void* stream);
+void launch_copy(const double* in, double* out, std::int64_t n, void* stream);
 void launch_triad(float* a, const float* b, const float* c, float s, std::int64_t n, void* stream);
+void launch_triad(double* a, const double* b, const double* c, double s, std::int64_t n, void* stream);
 
 // The roofline kernel: out = in after k multiply-adds y = y·a + b per element, four elements a
 // thread in 16-byte vectors (four independent chains). f16 works on pairs (half2, two lanes per
@@ -94,8 +97,9 @@ double read_rate(std::int64_t bytes, int passes);
 // checked at the buffer's end).
 double write_rate(std::int64_t bytes);
 
-// Device-side sum (in double) of n floats or n f16 values, for closed-form checks.
+// Device-side sum (in double) of n floats, doubles or f16 values, for closed-form checks.
 double device_sum_f32(const float* data, std::int64_t n);
+double device_sum_f64(const double* data, std::int64_t n);
 double device_sum_f16(const void* data, std::int64_t n);
 
 // A chain of `count` empty kernels on `stream`: launched one by one, or captured once into a

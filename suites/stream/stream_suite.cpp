@@ -110,8 +110,8 @@ std::vector<SuiteRung> stream_rungs() {
       if (nontemporal) r.unavailable_reason = [] { return isa_unavailable_reason(Isa::avx2); };
       rungs.push_back(std::move(r));
     }
-  rungs.push_back(device_rung(kDeviceCopy, "f32", "STREAM copy in the GPU's device memory"));
-  rungs.push_back(device_rung(kDeviceTriad, "f32", "STREAM triad in the GPU's device memory"));
+  rungs.push_back(device_rung(kDeviceCopy, "f32, f64", "STREAM copy in the GPU's device memory, arrays a multiple of L2"));
+  rungs.push_back(device_rung(kDeviceTriad, "f32, f64", "STREAM triad in the GPU's device memory, arrays a multiple of L2"));
   return rungs;
 }
 

@@ -8,7 +8,8 @@
 namespace ladder {
 
 // stream/<kernel>[-nt]/<f64|f32>/n:<elements>: each array at least 4x the last-level cache; with
-// a GPU, stream/device-<copy|triad>/f32/n:<elements> in device memory.
+// a GPU, stream/device-<copy|triad>/<f32|f64>/n:<elements>, each array a multiple of L2 (eight
+// times; the full profile sweeps L2/8 … 8×L2).
 inline constexpr std::string_view kStreamSuite = "stream";
 Suite stream_suite();
 std::vector<BenchmarkCase> stream_cases(const SuiteRequest& request);
