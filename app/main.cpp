@@ -8,6 +8,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "core/load.hpp"
 #include "core/machine.hpp"
 #include "core/registry.hpp"
+#include "every_device.hpp"
 #include "ladder_table.hpp"
 #include "options.hpp"
 #include "repetitions.hpp"
@@ -108,6 +110,11 @@ int run(int argc, char** argv) {
   if (opt.device)
     if (const std::string reason = select_device(*opt.device); !reason.empty())
       usage_error(fmt::format("--device {}: {}", *opt.device, reason));
+  if (opt.every_device && !opt.list && !opt.print_machine_id) {
+    const int devices = device_count();
+    if (devices == 0) usage_error(fmt::format("--device all: {}", device_unavailable_reason()));
+    return run_on_every_device(std::vector<std::string>(argv + 1, argv + argc), devices);
+  }
   if (auto error = max_isa_error(); !error.empty()) usage_error(error);
   const MachineInfo machine = machine_info();
   if (opt.print_machine_id) {
@@ -132,6 +139,14 @@ int run(int argc, char** argv) {
     return 0.9 * free->value();
   };
   std::vector<BenchmarkCase> cases = select_cases(opt, request);
+  // --device all's runs after device 0's: the GPU's cases alone (the host's ran once already).
+  if (const char* only = std::getenv(kOnlyDeviceCasesVariable); only && std::string(only) == "1") {
+    std::erase_if(cases, [](const BenchmarkCase& c) { return !c.on_device; });
+    if (cases.empty()) {
+      std::fprintf(stderr, "ladderbench: --device %d: nothing of this request runs on a GPU\n", opt.device.value_or(0));
+      return 0;
+    }
+  }
 
   // Budget: let suites drop what would not run in the profile's time or beside the rest of the
   // run (a sweep's cases up to where memory ends), then refuse what cannot fit, before anything

@@ -46,6 +46,8 @@ const char* const kHelpOptions = R"(                    With a GPU, stream, roof
                     of the first round's time (0 runs none; 2 allows twice the first round)
   --device N        the GPU to run on, among those CUDA_VISIBLE_DEVICES leaves (default 0); its
                     index, PCI bus id and UUID go into the context
+  --device all      the command once per GPU, in turn: every case with device 0, the GPU cases
+                    alone with the others; each device's results in its own file (out.gpuN.json)
   --list            list every rung with "available" or "unavailable: <reason>", then exit
   --machine-id      print this machine's results folder name (results/<id>/), then exit
   --help            this text
@@ -203,10 +205,13 @@ Options parse_options(int argc, char** argv) {
       o.adaptive = true;
     } else if (name == "--device") {
       const std::string value = take_value();
-      if (value == "all") usage_error("--device all is not built yet: run once per device, --device 0, --device 1, ...");
-      if (value.empty() || value.size() > 3 || !std::all_of(value.begin(), value.end(), ::isdigit))
-        usage_error(fmt::format("--device '{}' is not a device index (0, 1, ...)", value));
-      o.device = std::stoi(value);
+      if (value == "all") {
+        o.every_device = true;
+      } else {
+        if (value.empty() || value.size() > 3 || !std::all_of(value.begin(), value.end(), ::isdigit))
+          usage_error(fmt::format("--device '{}' is not a device index (0, 1, ... or all)", value));
+        o.device = std::stoi(value);
+      }
     } else if (name == "--model") {
       o.model_config = take_value();
       std::string error;

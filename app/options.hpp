@@ -22,6 +22,7 @@ struct Options {
   std::string profile = "full";
   bool uncapped = false;
   std::optional<int> device;              // --device N
+  bool every_device = false;              // --device all (every_device.hpp)
   bool adaptive = false;                  // --adaptive, or the full and ladder profiles' default (see main)
   std::optional<double> adaptive_cv;      // --adaptive-cv: the coefficient of variation to reach
   std::optional<double> adaptive_budget;  // --adaptive-budget: the extra rounds' share of the first round's time

@@ -9,6 +9,8 @@
 #   gpu-targets.json the hand-written rungs beside the libraries they aim at, n = 2048, 4096, five
 #                    interleaved repetitions (the head to head prints each ratio and its target)
 #   gpu-device.json  the device's stream, pcie, roofline and overhead suites
+#   gpu-stream-sweep.json  device STREAM (f32, f64) with arrays from L2/8 to 8x L2
+#   gpu-every-device.gpuN.json  --device all: the overhead suite's launch costs, one file per GPU
 #   gpu-model.json   the model's GPU backends, PyTorch's included (the host's all-core ones beside them)
 #   gpu-model-sweep.json  the model's resolution sweep on the GPU
 #   gpu-ladder.json  with LADDER_GPU_LADDER=1: the whole GEMM ladder, every rung of both devices at n = 4096
@@ -176,6 +178,12 @@ fi
 step device-suites 150 "$exe" "${device_args[@]}" --suite stream,pcie,roofline,overhead --profile quick \
   --rungs "$(rungs_on 'stream|pcie|roofline|overhead')" \
   --benchmark_out="$out/gpu-device.json" --benchmark_out_format=json
+# Device memory from L2/8 to 8x L2 (the full profile's sweep), f32 and f64: the L2 to HBM step.
+step stream-sweep 90 "$exe" "${device_args[@]}" --suite stream --profile full --rungs device-copy,device-triad \
+  --benchmark_repetitions=1 --benchmark_out="$out/gpu-stream-sweep.json" --benchmark_out_format=json
+# --device all: the command once per GPU (here the fixed costs, cheap), each device's own file.
+step every-device 60 "$exe" --device all --suite overhead --profile quick --rungs cuda-launch,cuda-sync,empty-call \
+  --benchmark_out="$out/gpu-every-device.json" --benchmark_out_format=json
 # The model's GPU backends, PyTorch's among them, with the host's all-core ones beside them.
 step model 240 "$exe" "${device_args[@]}" --suite model --profile quick --rungs "$(rungs_on model),$(rungs_on model 'all cores')" \
   --benchmark_out="$out/gpu-model.json" --benchmark_out_format=json

@@ -12,6 +12,8 @@ std::string device_unavailable_reason() { return not_built_reason(OptionalBacken
 double device_free_memory_bytes() { return 0; }
 std::string select_device(int) { return device_unavailable_reason(); }
 std::string device_pci_bus_id() { return ""; }
+int device_count() { return 0; }
+int selected_device() { return 0; }
 
 std::vector<BenchmarkCase> device_stream_cases(const SuiteRequest&) { return {}; }
 std::vector<BenchmarkCase> device_pcie_cases(const SuiteRequest&) { return {}; }

@@ -8,6 +8,8 @@ std::string device_unavailable_reason() { return cuda::unavailable_reason(); }
 double device_free_memory_bytes() { return cuda::free_memory_bytes(); }
 std::string select_device(int index) { return cuda::select_device(index); }
 std::string device_pci_bus_id() { return cuda::pci_bus_id(); }
+int device_count() { return cuda::device_count(); }
+int selected_device() { return cuda::device_index(); }
 
 BenchmarkCase device_case(std::string name, std::function<void(benchmark::State&)> body) {
   BenchmarkCase c;

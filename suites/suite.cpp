@@ -110,6 +110,7 @@ void register_cases(const std::vector<BenchmarkCase>& cases, const std::function
         state.SkipWithError(fmt::format("{} failed: {}", c.name, e.what()).c_str());
       }
       if (sampled) set_telemetry_counters(state, sampler.stop());
+      if (c.on_device) state.counters["gpu_device_index"] = selected_device();  // --device N, --device all
     });
     // Wall-clock time: multi-threaded work must not be judged by one thread's CPU time.
     if (c.timing == Timing::manual) {

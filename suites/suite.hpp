@@ -106,6 +106,10 @@ double device_free_memory_bytes();
 // else why not. Its PCI bus id names it to NVML (telemetry) and in the context.
 std::string select_device(int index);
 std::string device_pci_bus_id();
+// How many GPUs the CUDA runtime sees (after CUDA_VISIBLE_DEVICES; 0 without one), and the one
+// selected (every GPU case's gpu_device_index counter).
+int device_count();
+int selected_device();
 // A rung of a suite's GPU half: available where a device answers.
 SuiteRung device_rung(std::string name, std::string dtype, std::string summary);
 

@@ -151,6 +151,11 @@ TEST(Cli, GpuRungsAreAvailableOrSayWhy) {
     EXPECT_EQ(pcie_alone.exit_code, 2);
     EXPECT_NE(pcie_alone.output.find("no case to run: every rung of the pcie suite is unavailable: "), std::string::npos)
         << pcie_alone.output;
+    // --device all with no device: one line saying why, before anything runs.
+    Result every = run_ladderbench("--device all --suite stream");
+    EXPECT_EQ(every.exit_code, 2);
+    EXPECT_NE(every.output.find("--device all: "), std::string::npos) << every.output;
+    EXPECT_EQ(every.output.find("device 0 of"), std::string::npos) << every.output;
   }
 }
 

@@ -19,6 +19,11 @@ int g_device = 0;
 
 int device_index() { return g_device; }
 
+int device_count() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
 const std::string& unavailable_reason() {
   static const std::string reason = [] {
     int count = 0;

@@ -11,6 +11,7 @@ namespace ladder::cuda {
 // answers, or N is not one of them).
 std::string select_device(int index);
 int device_index();
+int device_count();  // the devices the runtime sees (after CUDA_VISIBLE_DEVICES); 0 on any error
 // The selected device's PCI bus id ("0000:19:00.0"); empty where no device answers.
 std::string pci_bus_id();
 

@@ -21,7 +21,7 @@ cudaStream_t as_stream(void* s) { return static_cast<cudaStream_t>(s); }
 
 int grid_for(std::int64_t work) {
   int sms = 0;
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_index());  // --device N
   const std::int64_t wanted = (work + kThreads - 1) / kThreads;
   const std::int64_t cap = static_cast<std::int64_t>(sms > 0 ? sms : 1) * 32;  // enough blocks in flight
   return static_cast<int>(wanted < cap ? (wanted > 0 ? wanted : 1) : cap);
@@ -264,8 +264,8 @@ __global__ void fill_uniform_kernel(T* data, std::int64_t n, std::uint32_t seed)
 
 int probe_blocks() {
   int sms = 0;
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-  return (sms > 0 ? sms : 1) * 8;  // 8 blocks of 256 threads per SM: full occupancy
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_index());  // --device N
+  return (sms > 0 ? sms : 1) * 8;                                                // 8 blocks of 256 threads per SM: full occupancy
 }
 
 }  // namespace
