@@ -22,7 +22,7 @@ import sys
 from ladderreport.runs import safe_slug, warn
 from ladderreport.explain import explain, explain_model, model_ops
 from ladderreport.ladder import ladder_csv, ladder_html, ladder_markdown, ladder_rows  # noqa: F401 (ladder_rows: tests)
-from ladderreport.machines import RESULTS, ROOT, Machine, load_machines, load_spec, regime_codes, regime_of  # noqa: F401
+from ladderreport.machines import RESULTS, ROOT, Machine, gpu_view, load_machines, load_spec, regime_codes, regime_of  # noqa: F401
 from ladderreport.plots import ladder_figure, make_figures, render
 from ladderreport.predict import GPU_RUNG, INPUT_BYTES  # noqa: F401 (GPU_RUNG: for the tests)
 from ladderreport.tables import build_tables, write_csv, write_html, write_markdown
@@ -63,6 +63,8 @@ def cmd_plot(args):
 def cmd_explain(args):
     measured, specs = load_machines(args.paths)
     machines = {m.id: m for m in measured + specs}
+    # A measured machine's GPU by its own name, "<machine id>/gpu", with the device's ceilings.
+    machines.update({g.id: g for g in map(gpu_view, measured) if g})
     # A spec sheet of a measured machine is usable by name too.
     for path in (RESULTS / "specs").glob("*.json"):
         spec = load_spec(path)

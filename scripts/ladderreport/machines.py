@@ -16,6 +16,9 @@ NAME = re.compile(r"^(?P<suite>[^/]+)/(?P<rung>[^/]+)/(?P<dtype>[^/]+)/(?P<key>[
 
 # --- machines: measured (result files) and specified (spec sheets) ---------------------------------
 
+# The cuBLAS rung of each number format: with the FMA probe, a measured GPU's peak in that format.
+GPU_LIBRARY_MODE = {"f32": "cublas", "tf32": "cublas-tf32", "f16": "cublas-f16", "bf16": "cublas-bf16"}
+
 
 class Machine:
     """One column of a table: a measured machine (its newest result file) or a spec sheet."""
@@ -36,12 +39,21 @@ class Machine:
             values = [flops.get(u, {}).get(dtype) for u in units]
             values = [v for v in values if v]
             return max(values) if values else None
+        if self.kind == "gpu":  # the device's measured ceilings: its FMA probe and cuBLAS in that format
+            keys = [f"gpu_peak_{dtype}_fma_flops"] if unit in ("best", "vector") else []
+            if unit in ("best", "matrix") and dtype in GPU_LIBRARY_MODE:
+                keys.append(f"gpu_peak_{GPU_LIBRARY_MODE[dtype]}_flops")
+            values = [float(self.context[k]) for k in keys if float(self.context.get(k, 0) or 0) > 0]
+            return max(values) if values else None
         value = self.context.get(f"peak_{dtype}_flops")
         return float(value) if value else None
 
     def bandwidth(self):
         if self.spec:
             return self.spec.get("memory", {}).get("bandwidth_bytes_per_second")
+        if self.kind == "gpu":
+            value = self.context.get("gpu_bandwidth_memory_roof_bytes_per_second")
+            return float(value) if value else None
         # The program's own main-memory roof; older files: the best of what they measured, as it was then.
         if "bandwidth_main_memory_roof_bytes_per_second" in self.context:
             return float(self.context["bandwidth_main_memory_roof_bytes_per_second"])
@@ -52,6 +64,9 @@ class Machine:
     def capacity(self):
         if self.spec:
             return self.spec.get("memory", {}).get("capacity_bytes")
+        if self.kind == "gpu":
+            value = self.context.get("gpu_memory_bytes")
+            return float(value) if value else None
         value = self.context.get("memory_total_bytes")
         return float(value) if value else None
 
@@ -326,3 +341,15 @@ def load_machines(paths):
             m.name = f"{m.name} ({m.id})"
     # A spec sheet of a measured machine (its theoretical figures) is kept apart from its column.
     return list(measured.values()), [s for s in specs.values() if s.spec.get("measured_machine") not in measured]
+
+
+def gpu_view(machine):
+    """The GPU of a measured machine as a machine of its own ("<id>/gpu"): its ceilings are the
+    device's (FMA probes and cuBLAS per format, device memory's roof and size), so that explain
+    sets a measured GPU against a spec sheet or another measured GPU. None without a GPU."""
+    if not machine.measured or machine.spec or not machine.context.get("gpu_name") \
+            or not machine.context.get("gpu_peak_f32_fma_flops"):
+        return None
+    g = Machine(f"{machine.id}/gpu", str(machine.context["gpu_name"]), "gpu", True)
+    g.context, g.cases, g.order, g.source = machine.context, {}, [], machine.source
+    return g

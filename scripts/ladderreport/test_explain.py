@@ -3,7 +3,8 @@ import json
 
 import pytest
 
-from ladderreport.testing import RESULT, run
+import report
+from ladderreport.testing import GPU_PARTS, RESULT, run
 
 
 def test_explain_t4_against_a100_in_f32(capsys):
@@ -32,3 +33,22 @@ def test_explain_puts_each_model_operation_on_both_rooflines(capsys):
 def test_explain_refuses_an_unknown_machine(capsys):
     code, _, err = run(["explain", "nvidia-t4", "cray-1"], capsys)
     assert code == 2 and "unknown machine 'cray-1'" in err
+
+
+def test_a_measured_gpu_is_explained_with_its_own_ceilings(capsys):
+    if not GPU_PARTS:
+        pytest.skip("no GPU result file committed")
+    machines, _ = report.load_machines(GPU_PARTS)
+    gpu = report.gpu_view(machines[0])
+    ctx = machines[0].context
+    assert gpu.id == f"{machines[0].id}/gpu"
+    # Its peak in a format is the better of the FMA probe and cuBLAS; its memory the device's roof.
+    assert gpu.peak("f16") == max(float(ctx["gpu_peak_f16_fma_flops"]), float(ctx["gpu_peak_cublas-f16_flops"]))
+    assert gpu.peak("tf32") == float(ctx["gpu_peak_cublas-tf32_flops"])
+    assert gpu.peak("f32", "vector") == float(ctx["gpu_peak_f32_fma_flops"])
+    assert gpu.bandwidth() == float(ctx["gpu_bandwidth_memory_roof_bytes_per_second"])
+    assert gpu.capacity() == float(ctx["gpu_memory_bytes"])
+    assert report.gpu_view(report.load_spec(report.RESULTS / "specs" / "nvidia-h200.json")) is None
+    code, out, err = run(["explain", gpu.id, "nvidia-h200", "--m", "8192", "--dtype", "f16"], capsys)
+    assert code == 0, err
+    assert f"{gpu.id}: peak f16" in out and "nvidia-h200: peak f16" in out
