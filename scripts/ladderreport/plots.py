@@ -37,7 +37,8 @@ def make_figures(measured, specs):
                             label=f"{level} {float(bw) / 1e9:.0f} GB/s")
             ax.axhline(peak / 1e9, linestyle=style, color="k", linewidth=0.8)
             ax.text(x[0], peak / 1e9 * 1.08, f"peak {dtype} {peak / 1e9:.0f} GFLOP/s", fontsize=8)
-        # The GPU's own roofs where its rungs ran: device memory, the f32 FMA probe, cuBLAS per mode.
+        # The GPU's own roofs where its rungs ran: device memory, the f32 FMA probe (and the theoretical
+        # figure it is a fraction of), cuBLAS per mode.
         gpu_memory = float(m.context.get("gpu_bandwidth_memory_roof_bytes_per_second",
                                          m.context.get("gpu_bandwidth_copy_bytes_per_second", 0)) or 0)
         gpu_f32 = float(m.context.get("gpu_peak_f32_fma_flops", 0) or 0)
@@ -49,6 +50,10 @@ def make_figures(measured, specs):
                     ax.axhline(rate / 1e9, linestyle="--", color="purple", linewidth=0.6)
                     ax.text(x[-1], rate / 1e9 * 1.08, f"GPU {mode} {rate / 1e12:.0f} TFLOP/s", fontsize=7, ha="right")
             ax.text(x[-1], gpu_f32 / 1e9 * 1.08, f"GPU f32 FMA {gpu_f32 / 1e12:.0f} TFLOP/s", fontsize=7, ha="right")
+            # The hardware's limit at the clock the probe ran at: how far the probe is from it shows.
+            if (theory := float(m.context.get("gpu_theoretical_peak_f32_flops", 0) or 0)):
+                ax.axhline(theory / 1e9, linestyle=":", color="purple", linewidth=0.8)
+                ax.text(x[0], theory / 1e9 * 1.08, f"GPU f32 theoretical {theory / 1e12:.0f} TFLOP/s", fontsize=7)
         for c in m.cases.values():
             if c.get("intensity") and c.get("flops") and c["suite"] in ("gemm", "roofline"):
                 ax.plot(c["intensity"], c["flops"] / 1e9, "o" if c["suite"] == "gemm" else "s", markersize=3,
