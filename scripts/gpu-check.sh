@@ -11,6 +11,7 @@
 #   gpu-device.json  the device's stream, pcie, roofline and overhead suites
 #   gpu-stream-sweep.json  device STREAM (f32, f64) with arrays from L2/8 to 8x L2
 #   gpu-every-device.gpuN.json  --device all: the overhead suite's launch costs, one file per GPU
+#   gpu-layers.json  torch.matmul on the GPU at n = 1 ... 64 beside cuBLAS from C and an empty Python call
 #   gpu-model.json   the model's GPU backends, PyTorch's included (the host's all-core ones beside them)
 #   gpu-model-sweep.json  the model's resolution sweep on the GPU
 #   gpu-ladder.json  with LADDER_GPU_LADDER=1: the whole GEMM ladder, every rung of both devices at n = 4096
@@ -168,12 +169,6 @@ step targets 200 "$exe" "${device_args[@]}" --suite gemm --sizes 2048,4096 --ben
   --benchmark_enable_random_interleaving=true \
   --rungs "$(gemm_rungs_by GPU "$fastest"),$(gemm_rungs_by CPU "$fastest|ahead-of-time layout")" \
   --benchmark_out="$out/gpu-targets.json" --benchmark_out_format=json
-# The whole ladder, from python to the tensor cores, every rung at n = 4096 (the GPU's also at
-# 8192), when asked for: LADDER_GPU_LADDER=1 (about five minutes on 16 cores; give the check the
-# time: LADDER_GPU_CHECK_SECONDS=900).
-if [ "${LADDER_GPU_LADDER:-0}" = 1 ]; then
-  step ladder 420 "$exe" "${device_args[@]}" --profile ladder --benchmark_out="$out/gpu-ladder.json" --benchmark_out_format=json
-fi
 # The device's suites: bandwidth, host-device copies, the intensity sweep, fixed costs.
 step device-suites 150 "$exe" "${device_args[@]}" --suite stream,pcie,roofline,overhead --profile quick \
   --rungs "$(rungs_on 'stream|pcie|roofline|overhead')" \
@@ -184,6 +179,10 @@ step stream-sweep 90 "$exe" "${device_args[@]}" --suite stream --profile full --
 # --device all: the command once per GPU (here the fixed costs, cheap), each device's own file.
 step every-device 60 "$exe" --device all --suite overhead --profile quick --rungs cuda-launch,cuda-sync,empty-call \
   --benchmark_out="$out/gpu-every-device.json" --benchmark_out_format=json
+# A GEMM call from Python on the GPU, layer by layer: torch.matmul at n = 1 ... 64 beside cuBLAS
+# called from C and an empty Python call (report.py ladder's "A call from Python, by layer").
+step python-layers 120 "$exe" "${device_args[@]}" --suite overhead --profile quick --rungs python-call,cublas,torch-cuda \
+  --benchmark_out="$out/gpu-layers.json" --benchmark_out_format=json
 # The model's GPU backends, PyTorch's among them, with the host's all-core ones beside them.
 step model 240 "$exe" "${device_args[@]}" --suite model --profile quick --rungs "$(rungs_on model),$(rungs_on model 'all cores')" \
   --benchmark_out="$out/gpu-model.json" --benchmark_out_format=json
@@ -192,6 +191,14 @@ step model 240 "$exe" "${device_args[@]}" --suite model --profile quick --rungs 
 step model-sweep 200 "$exe" "${device_args[@]}" --suite model-sweep --profile quick \
   --rungs "$(rungs_on model | tr , '\n' | grep -v '^torch-cuda-' | paste -sd, -)" \
   --benchmark_out="$out/gpu-model-sweep.json" --benchmark_out_format=json
+
+# Last, in whatever time is left (every other step matters more): the whole ladder, from python to
+# the tensor cores, every rung at n = 4096 (the GPU's also at 8192), when asked for:
+# LADDER_GPU_LADDER=1 (about five minutes on 16 cores; give the check the time:
+# LADDER_GPU_CHECK_SECONDS=900).
+if [ "${LADDER_GPU_LADDER:-0}" = 1 ]; then
+  step ladder 420 "$exe" "${device_args[@]}" --profile ladder --benchmark_out="$out/gpu-ladder.json" --benchmark_out_format=json
+fi
 
 echo "gpu-check: the GPU after the runs:"
 describe_gpu
