@@ -123,7 +123,7 @@ TEST(Cli, GpuRungsAreAvailableOrSayWhy) {
   for (const char* rung :
        {"gemm/cuda-naive ", "gemm/cuda-tiled ", "gemm/cuda-regtile ", "gemm/cuda-warptile ", "gemm/cublas ", "gemm/cublas-tf32 ",
         "gemm/cuda-mma-f16 ", "gemm/cuda-mma-bf16 ", "gemm/cublas-f16 ", "gemm/cublas-bf16 ", "gemm/torch-cuda ",
-        "gemm/torch-cuda-tf32 ", "gemm/torch-cuda-f16 ", "gemm/torch-cuda-bf16 "}) {
+        "gemm/torch-cuda-tf32 ", "gemm/torch-cuda-f16 ", "gemm/torch-cuda-bf16 ", "gemm/jax ", "gemm/cupy "}) {
     auto at = list.output.find(rung);
     ASSERT_NE(at, std::string::npos) << rung;
     std::string line = list.output.substr(at, list.output.find('\n', at) - at);

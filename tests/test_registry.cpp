@@ -41,9 +41,10 @@ TEST(Registry, HoldsTheLadderInOrder) {
 #ifdef LADDER_HAVE_CUDA
   // PyTorch's rungs on the GPU beside cuBLAS called directly, in the same number format; each
   // hand-written tensor-core rung just before cuBLAS in its format.
-  std::vector<std::string> gpu = {"cuda-naive",     "cuda-tiled",    "cuda-regtile",    "cuda-warptile",  "cublas",
-                                  "torch-cuda",     "cublas-tf32",   "torch-cuda-tf32", "cuda-mma-f16",   "cublas-f16",
-                                  "torch-cuda-f16", "cuda-mma-bf16", "cublas-bf16",     "torch-cuda-bf16"};
+  std::vector<std::string> gpu = {"cuda-naive",     "cuda-tiled",      "cuda-regtile", "cuda-warptile",
+                                  "cublas",         "torch-cuda",      "jax",          "cupy",
+                                  "cublas-tf32",    "torch-cuda-tf32", "cuda-mma-f16", "cublas-f16",
+                                  "torch-cuda-f16", "cuda-mma-bf16",   "cublas-bf16",  "torch-cuda-bf16"};
   EXPECT_EQ(std::vector<std::string>(names.end() - gpu.size(), names.end()), gpu);
 #endif
 }

@@ -5,7 +5,7 @@
 #   output    writes C to the output file (float32, row-major); prints "ok"
 #   poison    fills C with NaN (so that a call that skips its work shows); prints "ok"
 # Usage: library_matmul.py LIBRARY n a.bin b.bin c.bin, LIBRARY one of numpy, torch, torch-bf16,
-# torch-cuda, torch-cuda-tf32, torch-cuda-f16, torch-cuda-bf16.
+# torch-cuda, torch-cuda-tf32, torch-cuda-f16, torch-cuda-bf16, jax, cupy (the last two on a GPU).
 # It prints one line first: "ready <what ran: library, version, BLAS and threads>", or
 # "unavailable <why>" and exits.
 import os
@@ -102,6 +102,53 @@ def torch_cuda_kernel(np, a, b, mode):
     return run, (lambda: tc.float().cpu().numpy()), (lambda: tc.fill_(float("nan"))), describe
 
 
+def jax_kernel(np, a, b, platform="gpu"):
+    """jax.numpy.matmul on the GPU, f32 at full precision (JAX's default lets a GPU use TF32 or
+    bf16 passes for f32 products: "highest" asks for f32, as the cuBLAS f32 rung computes). The
+    call is the eager one a user writes (XLA compiles it on the first call, outside the timing),
+    its result a new array each call (JAX arrays are immutable), timed to block_until_ready()."""
+    import jax
+    import jax.numpy as jnp
+    jax.config.update("jax_default_matmul_precision", "highest")
+    device = jax.devices(platform)[0]
+    ta, tb = jax.device_put(a, device), jax.device_put(b, device)
+    state = {"c": jnp.matmul(ta, tb).block_until_ready()}
+
+    def run():
+        state["c"] = jnp.matmul(ta, tb).block_until_ready()
+
+    def poison():
+        state["c"] = jnp.full_like(state["c"], float("nan"))
+
+    def describe():
+        return (f"JAX {jax.__version__} on {device.device_kind} ({device.platform}), f32 at precision highest, "
+                "timed to block_until_ready()")
+
+    return run, (lambda: np.asarray(state["c"])), poison, describe
+
+
+def cupy_kernel(np, a, b):
+    """cupy.matmul on the GPU, f32 (CuPy's cuBLAS call; TF32 only where CUPY_TF32=1, which is not
+    set here), into a preallocated output, timed to a device synchronisation."""
+    import cupy
+    if os.environ.get("CUPY_TF32", "0") != "0":
+        raise RuntimeError("CUPY_TF32 is set: the cupy rung is f32")
+    ta, tb = cupy.asarray(a), cupy.asarray(b)
+    tc = cupy.empty_like(ta)
+
+    def run():
+        cupy.matmul(ta, tb, out=tc)
+        cupy.cuda.Device().synchronize()
+
+    def describe():
+        name = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["name"]
+        name = name.decode() if isinstance(name, bytes) else name
+        return (f"CuPy {cupy.__version__} CUDA runtime {cupy.cuda.runtime.runtimeGetVersion()} (cuBLAS) on {name}, "
+                "f32, timed to a device synchronize")
+
+    return run, (lambda: cupy.asnumpy(tc)), (lambda: tc.fill(float("nan"))), describe
+
+
 def main():
     library, n = sys.argv[1], int(sys.argv[2])
     a_path, b_path, c_path = sys.argv[3:6]
@@ -113,7 +160,9 @@ def main():
                 "torch-cuda": lambda np, a, b: torch_cuda_kernel(np, a, b, "f32"),
                 "torch-cuda-tf32": lambda np, a, b: torch_cuda_kernel(np, a, b, "tf32"),
                 "torch-cuda-f16": lambda np, a, b: torch_cuda_kernel(np, a, b, "f16"),
-                "torch-cuda-bf16": lambda np, a, b: torch_cuda_kernel(np, a, b, "bf16")}[library]
+                "torch-cuda-bf16": lambda np, a, b: torch_cuda_kernel(np, a, b, "bf16"),
+                "jax": jax_kernel,
+                "cupy": cupy_kernel}[library]
         a = np.fromfile(a_path, dtype=np.float32).reshape(n, n)
         b = np.fromfile(b_path, dtype=np.float32).reshape(n, n)
         # poison: NaN into the array the library writes (on the GPU for the CUDA kernels), so that

@@ -1,6 +1,7 @@
-// Rungs numpy, torch, torch-bf16 and torch-cuda(-tf32, -f16, -bf16): the GEMM as a Python user
-// writes it, `numpy.matmul(a, b)` or `torch.matmul(a, b)` on f32 arrays (16-bit tensors for the
-// 16-bit rungs), called from the real interpreter. What changed from the
+// Rungs numpy, torch, torch-bf16, torch-cuda(-tf32, -f16, -bf16), jax and cupy: the GEMM as a
+// Python user writes it, `numpy.matmul(a, b)`, `torch.matmul(a, b)`, `jax.numpy.matmul(a, b)` or
+// `cupy.matmul(a, b)` on f32 arrays (16-bit tensors for the 16-bit rungs), called from the real
+// interpreter. What changed from the
 // `python` rung: the triple loop is one call into a compiled BLAS (NumPy's OpenBLAS, PyTorch's
 // own), so the interpreter runs one dispatch instead of n^3 multiply-adds; against the `openblas`
 // rung what remains is the interpreter's and the library's per-call cost (the overhead suite's
@@ -133,6 +134,18 @@ void register_python(Registry& r) {
                      "torch.matmul on f32 CUDA tensors with TF32 tensor cores, from the real interpreter (one call, to a "
                      "synchronize)",
                      DType::tf32, Threading::device));
+  // The same product through the other array libraries a GPU user reaches for, where installed.
+  r.add(library_rung("jax", "jax",
+                     {"import sys, jax; sys.exit(0 if jax.devices('gpu') else 1)",
+                      "has JAX with a GPU backend (pip install jax[cuda12]; or set LADDER_PYTHON)"},
+                     "jax.numpy.matmul on f32 GPU arrays at precision highest, from the real interpreter (one call, to "
+                     "block_until_ready)",
+                     DType::f32, Threading::device));
+  r.add(library_rung("cupy", "cupy",
+                     {"import sys, cupy; sys.exit(0 if cupy.cuda.runtime.getDeviceCount() > 0 else 1)",
+                      "has CuPy that sees a GPU (pip install cupy-cuda12x; or set LADDER_PYTHON)"},
+                     "cupy.matmul on f32 GPU arrays, TF32 off, from the real interpreter (one call, to a synchronize)",
+                     DType::f32, Threading::device));
   for (const auto& [name, dtype, needs] : {std::tuple{"torch-cuda-f16", DType::f16, &kTorchWithGpu},
                                            std::tuple{"torch-cuda-bf16", DType::bf16, &kTorchWithBf16Gpu}}) {
     GemmRung half = library_rung(name, name, *needs,

@@ -60,4 +60,20 @@ def check(mode, n=37):
 
 for mode in ("f32", "tf32", "bf16", "f16"):
     check(mode)
+# JAX, where this interpreter has it: the jax rung's code on JAX's CPU backend.
+try:
+    import jax  # noqa: F401
+except ImportError:
+    print("jax: not installed here; its rung's code not run")
+else:
+    n = 37
+    a, b = (np.random.default_rng(5).uniform(-1, 1, (n, n)).astype(np.float32) for _ in range(2))
+    run, output, poison, describe = library_matmul.jax_kernel(np, a, b, platform="cpu")
+    poison()
+    assert np.isnan(output()).all(), "jax: poison left numbers in the output"
+    run()
+    reference = a.astype(np.float64) @ b.astype(np.float64)
+    error = np.abs(output() - reference).max() / np.abs(reference).max()
+    assert error <= 1e-5 and "precision highest" in describe(), (error, describe())
+    print(f"jax: as expected; {describe()}")
 print("library_matmul.py's GPU modes set up, round, multiply, poison and describe as they should")
