@@ -184,27 +184,17 @@ __global__ void fma_probe_kernel(T* sink, std::int64_t iterations) {
   if (any) *sink = v[0];  // never true; keeps every chain alive
 }
 
-__global__ void sum_f32_kernel(const float* __restrict__ data, std::int64_t n, double* out) {
-  double s = 0;
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    s += data[i];
-  atomicAdd(out, s);
-}
+__device__ inline double as_double(float v) { return v; }
+__device__ inline double as_double(double v) { return v; }
+__device__ inline double as_double(__half v) { return __half2float(v); }
 
-__global__ void sum_f64_kernel(const double* __restrict__ data, std::int64_t n, double* out) {
+// The sum of n values in double, for closed-form checks: each thread's share, then one atomic.
+template <class T>
+__global__ void sum_kernel(const T* __restrict__ data, std::int64_t n, double* out) {
   double s = 0;
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    s += data[i];
-  atomicAdd(out, s);
-}
-
-__global__ void sum_f16_kernel(const __half* __restrict__ data, std::int64_t n, double* out) {
-  double s = 0;
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    s += __half2float(data[i]);
+    s += as_double(data[i]);
   atomicAdd(out, s);
 }
 
@@ -334,22 +324,21 @@ void launch_empty(void* stream) { empty_kernel<<<1, 1, 0, as_stream(stream)>>>()
 
 double launch_fma_probe(FmaFormat format, void* sink, std::int64_t iterations, void* stream) {
   const int blocks = probe_blocks();
-  const cudaStream_t s = as_stream(stream);
-  // Each FMA is two FLOPs; a paired format's (half2, bf16x2) does two lanes' worth.
   const double fmas = static_cast<double>(kProbeChains) * kProbeSteps * static_cast<double>(iterations) * blocks * kThreads;
+  // Each FMA is two FLOPs a lane; a paired format (half2, bfloat162) has two lanes.
+  auto launch = [&]<class T>(T* typed_sink, int lanes) {
+    fma_probe_kernel<T><<<blocks, kThreads, 0, as_stream(stream)>>>(typed_sink, iterations);
+    return 2.0 * lanes * fmas;
+  };
   switch (format) {
     case FmaFormat::f32:
-      fma_probe_kernel<float><<<blocks, kThreads, 0, s>>>(static_cast<float*>(sink), iterations);
-      return 2 * fmas;
+      return launch(static_cast<float*>(sink), 1);
     case FmaFormat::f64:
-      fma_probe_kernel<double><<<blocks, kThreads, 0, s>>>(static_cast<double*>(sink), iterations);
-      return 2 * fmas;
+      return launch(static_cast<double*>(sink), 1);
     case FmaFormat::f16x2:
-      fma_probe_kernel<__half2><<<blocks, kThreads, 0, s>>>(static_cast<__half2*>(sink), iterations);
-      return 4 * fmas;
+      return launch(static_cast<__half2*>(sink), 2);
     case FmaFormat::bf16x2:
-      fma_probe_kernel<__nv_bfloat162><<<blocks, kThreads, 0, s>>>(static_cast<__nv_bfloat162*>(sink), iterations);
-      return 4 * fmas;
+      return launch(static_cast<__nv_bfloat162*>(sink), 2);
   }
   return 0;
 }
@@ -428,29 +417,17 @@ double write_rate(std::int64_t bytes) {
   return best;
 }
 
-double device_sum_f32(const float* data, std::int64_t n) {
+template <class T>
+double device_sum(const T* data, std::int64_t n) {
   DeviceBuffer total(sizeof(double));
   check(cudaMemset(total.get(), 0, sizeof(double)), "cudaMemset");
-  sum_f32_kernel<<<grid_for(n), kThreads>>>(data, n, static_cast<double*>(total.get()));
+  sum_kernel<T><<<grid_for(n), kThreads>>>(data, n, static_cast<double*>(total.get()));
   double s = 0;
   total.download(&s, sizeof s);
   return s;
 }
-double device_sum_f64(const double* data, std::int64_t n) {
-  DeviceBuffer total(sizeof(double));
-  check(cudaMemset(total.get(), 0, sizeof(double)), "cudaMemset");
-  sum_f64_kernel<<<grid_for(n), kThreads>>>(data, n, static_cast<double*>(total.get()));
-  double s = 0;
-  total.download(&s, sizeof s);
-  return s;
-}
-double device_sum_f16(const void* data, std::int64_t n) {
-  DeviceBuffer total(sizeof(double));
-  check(cudaMemset(total.get(), 0, sizeof(double)), "cudaMemset");
-  sum_f16_kernel<<<grid_for(n), kThreads>>>(static_cast<const __half*>(data), n, static_cast<double*>(total.get()));
-  double s = 0;
-  total.download(&s, sizeof s);
-  return s;
-}
+double device_sum_f32(const float* data, std::int64_t n) { return device_sum(data, n); }
+double device_sum_f64(const double* data, std::int64_t n) { return device_sum(data, n); }
+double device_sum_f16(const void* data, std::int64_t n) { return device_sum(static_cast<const __half*>(data), n); }
 
 }  // namespace ladder::cuda
