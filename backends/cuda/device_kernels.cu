@@ -79,6 +79,21 @@ struct alignas(16) Four {
   T v[4];
 };
 
+// One 16-byte load or store: copying Four<__half2> member by member compiles to four 4-byte ones.
+template <class T>
+__device__ inline Four<T> load_four(const Four<T>* p) {
+  const uint4 raw = *reinterpret_cast<const uint4*>(p);
+  Four<T> value;
+  memcpy(&value, &raw, sizeof value);
+  return value;
+}
+template <class T>
+__device__ inline void store_four(Four<T>* p, const Four<T>& value) {
+  uint4 raw;
+  memcpy(&raw, &value, sizeof raw);
+  *reinterpret_cast<uint4*>(p) = raw;
+}
+
 __device__ inline float fma_of(float y, float a, float b) { return fmaf(y, a, b); }
 __device__ inline __half2 fma_of(__half2 y, __half2 a, __half2 b) { return __hfma2(y, a, b); }
 
@@ -97,7 +112,7 @@ __global__ void roofline_kernel(const T* __restrict__ in, T* __restrict__ out, s
   const auto* in4 = reinterpret_cast<const Four<T>*>(in);  // cudaMalloc's buffers are 256-byte aligned
   auto* out4 = reinterpret_cast<Four<T>*>(out);
   for (std::int64_t g = first; g < groups; g += stride) {
-    Four<T> y = in4[g];
+    Four<T> y = load_four(in4 + g);
     int j = 0;
     for (; j + 8 <= k; j += 8) {
 #pragma unroll
@@ -108,7 +123,7 @@ __global__ void roofline_kernel(const T* __restrict__ in, T* __restrict__ out, s
     }
 #pragma unroll
     for (int e = 0; e < 4; ++e) y.v[e] = chain(y.v[e], k - j, a, b);
-    out4[g] = y;
+    store_four(out4 + g, y);
   }
   for (std::int64_t i = groups * 4 + first; i < n; i += stride) out[i] = chain(in[i], k, a, b);  // the last n % 4
 }
