@@ -177,7 +177,7 @@ step device-suites 150 "$exe" "${device_args[@]}" --suite stream,pcie,roofline,o
 step stream-sweep 90 "$exe" "${device_args[@]}" --suite stream --profile full --rungs device-copy,device-triad \
   --benchmark_repetitions=1 --benchmark_out="$out/gpu-stream-sweep.json" --benchmark_out_format=json
 # --device all: the command once per GPU (here the fixed costs, cheap), each device's own file.
-step every-device 60 "$exe" --device all --suite overhead --profile quick --rungs cuda-launch,cuda-sync,empty-call \
+step every-device 120 "$exe" --device all --suite overhead --profile quick --rungs cuda-launch,cuda-sync,empty-call \
   --benchmark_out="$out/gpu-every-device.json" --benchmark_out_format=json
 # A GEMM call from Python on the GPU, layer by layer: torch.matmul at n = 1 ... 64 beside cuBLAS
 # called from C and an empty Python call (report.py ladder's "A call from Python, by layer").
