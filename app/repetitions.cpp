@@ -58,38 +58,49 @@ double coefficient_of_variation(const std::vector<const Run*>& repetitions) {
   return cv(seconds);
 }
 
-std::vector<std::string> cases_needing_more(const std::vector<Run>& runs, const RepetitionPolicy& policy) {
-  std::vector<std::string> names;
-  for (const auto& [name, repetitions] : repetitions_by_case(runs)) {
+namespace {
+
+// A case that needs another round: fewer repetitions than the cap, and a spread above the target.
+struct NoisyCase {
+  std::string name;  // the name it was registered under
+  std::vector<const Run*> repetitions;
+  double cv = 0;
+};
+
+std::vector<NoisyCase> noisy_cases(const std::vector<Run>& runs, const RepetitionPolicy& policy) {
+  std::vector<NoisyCase> noisy;
+  for (const auto& [key, repetitions] : repetitions_by_case(runs)) {
     if (static_cast<int>(repetitions.size()) >= policy.cap) continue;
-    if (coefficient_of_variation(repetitions) > policy.target_cv) names.push_back(repetitions.front()->run_name.function_name);
+    if (const double spread = coefficient_of_variation(repetitions); spread > policy.target_cv)
+      noisy.push_back({repetitions.front()->run_name.function_name, repetitions, spread});
   }
+  return noisy;
+}
+
+}  // namespace
+
+std::vector<std::string> cases_needing_more(const std::vector<Run>& runs, const RepetitionPolicy& policy) {
+  const std::vector<NoisyCase> noisy = noisy_cases(runs, policy);
+  std::vector<std::string> names;
+  names.reserve(noisy.size());
+  for (const NoisyCase& c : noisy) names.push_back(c.name);
   return names;
 }
 
 std::vector<std::string> cases_for_round(const std::vector<Run>& runs, const RepetitionPolicy& policy, double seconds_left,
                                          double wall_per_timed_second) {
-  struct Candidate {
-    std::string name;
-    double cv, cost;
-  };
-  std::vector<Candidate> candidates;
-  for (const auto& [key, repetitions] : repetitions_by_case(runs)) {
-    if (static_cast<int>(repetitions.size()) >= policy.cap) continue;
-    const double spread = coefficient_of_variation(repetitions);
-    if (spread <= policy.target_cv) continue;
-    double timed = 0;
-    for (const Run* r : repetitions) timed += r->real_accumulated_time;
-    const double cost = policy.step * timed / static_cast<double>(repetitions.size()) * wall_per_timed_second;
-    candidates.push_back({repetitions.front()->run_name.function_name, spread, cost});
-  }
-  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.cv > b.cv; });
+  std::vector<NoisyCase> noisy = noisy_cases(runs, policy);
+  std::stable_sort(noisy.begin(), noisy.end(), [](const NoisyCase& a, const NoisyCase& b) { return a.cv > b.cv; });
   std::vector<std::string> chosen;
-  for (const Candidate& c : candidates)
-    if (c.cost <= seconds_left) {
+  for (const NoisyCase& c : noisy) {
+    double timed = 0;
+    for (const Run* r : c.repetitions) timed += r->real_accumulated_time;
+    const double cost = policy.step * timed / static_cast<double>(c.repetitions.size()) * wall_per_timed_second;
+    if (cost <= seconds_left) {
       chosen.push_back(c.name);
-      seconds_left -= c.cost;
+      seconds_left -= cost;
     }
+  }
   return chosen;
 }
 
