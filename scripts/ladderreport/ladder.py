@@ -9,27 +9,18 @@ import pathlib
 import re
 
 from .layers import layers_html, layers_markdown
-from .machines import COMMON_SIZE, GPU_COMPUTE_BOUND_SIZE, throttled
-from .predict import GPU_RUNG
+from .machines import COMMON_SIZE, GPU_COMPUTE_BOUND_SIZE, GPU_LIBRARY_MODE, on_gpu, throttled
 
 # A step whose measured factor is off its prediction by more than this, either way, says why.
 MISS_FACTOR = 2.0
 # A fixed cost above this share of a call's time is named as a reason.
 FIXED_COST_SHARE = 0.05
 CACHE_LEVELS = ("L1", "L2", "L3")
-# The cuBLAS rung of each input type: the GPU's roof for that type where a file names no other.
-CUBLAS_MODE = {"tf32": "cublas-tf32", "f16": "cublas-f16", "bf16": "cublas-bf16"}
 
 
 def vector_lanes(machine):
     """f32 lanes of the widest vector unit the machine's flags name: AVX-512's 16, else AVX2's 8."""
     return 16 if "avx512f" in machine.context.get("cpu_isa_flags", "") else 8
-
-
-def on_gpu(machine, rung):
-    """Where the rung ran, as the file says (rung_where/<rung>); files written before it, by name."""
-    where = machine.context.get(f"rung_where/{rung}")
-    return where == "GPU" if where else bool(GPU_RUNG.match(rung))
 
 
 def unit_of(machine, rung):
@@ -69,7 +60,7 @@ def predicted_factor(machine, rung, mechanism, previous):
             if float(ctx.get(key, 0) or 0):
                 return float(ctx[key])
         dtype = (machine.gemm_at(name) or {}).get("dtype", "f32")
-        return float(ctx.get(f"gpu_peak_{CUBLAS_MODE.get(dtype, '')}_flops", 0) or 0) if dtype != "f32" else gpu
+        return float(ctx.get(f"gpu_peak_{GPU_LIBRARY_MODE.get(dtype, '')}_flops", 0) or 0) if dtype != "f32" else gpu
 
     if on_gpu(machine, rung):
         # On the GPU the roof is the device's: tensor cores allow the ratio of the two rungs'

@@ -5,6 +5,8 @@ called from C through the BLAS the Python library runs on, cuBLAS on the GPU: th
 and the arithmetic)."""
 import html
 
+from .machines import on_gpu
+
 LAYER_SIZES = (1, 64)
 COLUMNS = ("call", "n", "whole call (µs)", "interpreter: an empty Python call (µs)", "library dispatch (µs)",
            "kernel: the same GEMM from C (µs)")
@@ -18,10 +20,6 @@ def seconds_at(machine, rung, n):
     case = next((c for c in machine.cases.values()
                  if c["suite"] == "gemm" and c["rung"] == rung and c["size"] == n and not c.get("error")), None)
     return case.get("seconds") if case else None
-
-
-def on_gpu(machine, rung):
-    return machine.context.get(f"rung_where/{rung}") == "GPU"
 
 
 def kernel_rung(machine, rung, n):

@@ -3,6 +3,7 @@ specified ones from spec sheets; the parts of one GPU check merged into one mach
 import pathlib
 import re
 
+from .predict import GPU_RUNG
 from .runs import TIME_UNITS, finite as finite_number, read_json, read_result_doc, safe_slug, warn
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -18,6 +19,13 @@ NAME = re.compile(r"^(?P<suite>[^/]+)/(?P<rung>[^/]+)/(?P<dtype>[^/]+)/(?P<key>[
 
 # The cuBLAS rung of each number format: with the FMA probe, a measured GPU's peak in that format.
 GPU_LIBRARY_MODE = {"f32": "cublas", "tf32": "cublas-tf32", "f16": "cublas-f16", "bf16": "cublas-bf16"}
+
+
+
+def on_gpu(machine, rung):
+    """Where the rung ran, as the file says (rung_where/<rung>); files written before it, by name."""
+    where = machine.context.get(f"rung_where/{rung}")
+    return where == "GPU" if where else bool(GPU_RUNG.match(rung))
 
 
 class Machine:

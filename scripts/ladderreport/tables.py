@@ -2,8 +2,8 @@
 import base64
 import csv
 import html
-from .ladder import ladder_rows, on_gpu
-from .machines import ROOT, throttled
+from .ladder import ladder_rows
+from .machines import ROOT, on_gpu, throttled
 from .predict import gemm_bound, overhead_floor, predict_case, spec_peak, predict_stream
 
 
