@@ -121,19 +121,28 @@ TEST(CudaTiling, WarpTileCoversCOnceEachThreadInsideItsWarpsPart) {
   }
 }
 
-TEST(CudaTiling, WarpTileCopiesEachSliceElementOnceIn16ByteChunks) {
-  using T = WarpTile;
+// Every element of a tile's A slice (kBlockM×kBlockK) and B slice (kBlockK×kBlockN) is copied by
+// exactly one chunk of `chunk` elements of `element_bytes`, each to a 16-byte aligned place in
+// shared memory (cp.async's unit).
+template <class T>
+void expect_each_slice_element_copied_once(int chunk, int element_bytes) {
   std::vector<int> a_hits(T::kBlockM * T::kBlockK, 0), b_hits(T::kBlockK * T::kBlockN, 0);
   for (int c = 0; c < T::kChunksA; ++c) {
-    ASSERT_EQ((T::a_chunk_row(c) * T::kStrideA + T::a_chunk_col(c)) * 4 % 16, 0) << "cp.async needs 16-byte aligned chunks";
-    for (int v = 0; v < 4; ++v) ++a_hits[T::a_chunk_row(c) * T::kBlockK + T::a_chunk_col(c) + v];
+    ASSERT_EQ((T::a_chunk_row(c) * T::kStrideA + T::a_chunk_col(c)) * element_bytes % 16, 0)
+        << "cp.async needs 16-byte aligned chunks";
+    for (int v = 0; v < chunk; ++v) ++a_hits[T::a_chunk_row(c) * T::kBlockK + T::a_chunk_col(c) + v];
   }
   for (int c = 0; c < T::kChunksB; ++c) {
-    ASSERT_EQ((T::b_chunk_row(c) * T::kStrideB + T::b_chunk_col(c)) * 4 % 16, 0);
-    for (int v = 0; v < 4; ++v) ++b_hits[T::b_chunk_row(c) * T::kBlockN + T::b_chunk_col(c) + v];
+    ASSERT_EQ((T::b_chunk_row(c) * T::kStrideB + T::b_chunk_col(c)) * element_bytes % 16, 0);
+    for (int v = 0; v < chunk; ++v) ++b_hits[T::b_chunk_row(c) * T::kBlockN + T::b_chunk_col(c) + v];
   }
   for (int h : a_hits) EXPECT_EQ(h, 1);
   for (int h : b_hits) EXPECT_EQ(h, 1);
+}
+
+TEST(CudaTiling, WarpTileCopiesEachSliceElementOnceIn16ByteChunks) {
+  using T = WarpTile;
+  expect_each_slice_element_copied_once<T>(4, 4);
   EXPECT_EQ(T::kChunksA % T::kThreads, 0);  // every thread copies the same number of chunks
   EXPECT_EQ(T::kChunksB % T::kThreads, 0);
   EXPECT_LE(T::kStages * (T::kSliceA + T::kSliceB) * 4, 48 * 1024) << "static shared memory is at most 48 KiB";
@@ -183,17 +192,7 @@ TEST(CudaTiling, MmaTileFragmentsCoverCOnce) {
 // elements; cp.async 16-byte chunks; and the three stages must fit what a T4's block may ask for.
 TEST(CudaTiling, MmaTileSlicesAreCopiedOnceAndEveryFragmentIsAligned) {
   using T = MmaTile;
-  std::vector<int> a_hits(T::kBlockM * T::kBlockK, 0), b_hits(T::kBlockK * T::kBlockN, 0);
-  for (int c = 0; c < T::kChunksA; ++c) {
-    ASSERT_EQ((T::a_chunk_row(c) * T::kStrideA + T::a_chunk_col(c)) * 2 % 16, 0);
-    for (int v = 0; v < T::kChunk; ++v) ++a_hits[T::a_chunk_row(c) * T::kBlockK + T::a_chunk_col(c) + v];
-  }
-  for (int c = 0; c < T::kChunksB; ++c) {
-    ASSERT_EQ((T::b_chunk_row(c) * T::kStrideB + T::b_chunk_col(c)) * 2 % 16, 0);
-    for (int v = 0; v < T::kChunk; ++v) ++b_hits[T::b_chunk_row(c) * T::kBlockN + T::b_chunk_col(c) + v];
-  }
-  for (int h : a_hits) EXPECT_EQ(h, 1);
-  for (int h : b_hits) EXPECT_EQ(h, 1);
+  expect_each_slice_element_copied_once<T>(T::kChunk, 2);
   EXPECT_EQ(T::kStrideA % 8, 0);
   EXPECT_EQ(T::kStrideB % 8, 0);
   for (int stage = 0; stage < T::kStages; ++stage)
