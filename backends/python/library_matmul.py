@@ -4,8 +4,9 @@
 #   run [K]   one C = A·B (or K of them, back to back), timed; prints the seconds
 #   output    writes C to the output file (float32, row-major); prints "ok"
 #   poison    fills C with NaN (so that a call that skips its work shows); prints "ok"
-# Usage: library_matmul.py LIBRARY n a.bin b.bin c.bin, LIBRARY one of numpy, torch, torch-bf16,
-# torch-cuda, torch-cuda-tf32, torch-cuda-f16, torch-cuda-bf16, jax, cupy (the last two on a GPU).
+# Usage: library_matmul.py LIBRARY n a.bin b.bin c.bin THREADS, LIBRARY one of numpy, torch,
+# torch-bf16, torch-cuda, torch-cuda-tf32, torch-cuda-f16, torch-cuda-bf16, jax, cupy (the last two
+# on a GPU); THREADS the threads every CPU rung of the run uses (OpenMP's count).
 # It prints one line first: "ready <what ran: library, version, BLAS and threads>", or
 # "unavailable <why>" and exits.
 import os
@@ -45,10 +46,17 @@ def numpy_kernel(np, a, b):
     return run, (lambda: c), poison, describe
 
 
-def torch_kernel(np, a, b, bf16):
+def torch_kernel(np, a, b, bf16, threads):
     """torch.matmul on CPU tensors, f32; or bf16: the operands rounded to bf16 once, outside the
-    timing (a user's tensors are already bf16), and a bf16 output, which the rung is verified with."""
+    timing (a user's tensors are already bf16), and a bf16 output, which the rung is verified with.
+    It runs on the threads every rung of the run gets: PyTorch's own default counts physical cores
+    (one on a VM whose two vCPUs are one core's two threads, where OpenBLAS, NumPy and the C++ rungs
+    run two), and a ladder of rungs on different thread counts would measure the thread count, not
+    the layer. Its default is named in the label."""
     import torch
+    # PyTorch's default, as it was before this process first set it
+    default_threads = torch_kernel.__dict__.setdefault("default_threads", torch.get_num_threads())
+    torch.set_num_threads(threads)  # also the BLAS's pool, where PyTorch's GEMM goes to one
     ta, tb = torch.from_numpy(a), torch.from_numpy(b)
     if bf16:
         ta, tb = ta.bfloat16(), tb.bfloat16()
@@ -58,11 +66,12 @@ def torch_kernel(np, a, b, bf16):
         torch.matmul(ta, tb, out=tc)
 
     def describe():
+        count = torch.get_num_threads()
+        threads_said = f"{count} intra-op thread{'s' if count != 1 else ''} (PyTorch's default here: {default_threads})"
         if bf16:
-            return f"PyTorch {torch.__version__} CPU bf16, {torch.get_num_threads()} intra-op threads"
-        # PyTorch's own threads run its element-wise kernels; a GEMM may go to a BLAS with its own
-        # pool (Debian's PyTorch: the system OpenBLAS), so both are named.
-        return f"PyTorch {torch.__version__} CPU, {torch.get_num_threads()} intra-op threads, BLAS {loaded_blas()}"
+            return f"PyTorch {torch.__version__} CPU bf16, {threads_said}"
+        # A GEMM may go to a BLAS (Debian's PyTorch: the system OpenBLAS), so it is named.
+        return f"PyTorch {torch.__version__} CPU, {threads_said}, BLAS {loaded_blas()}"
 
     return run, (lambda: tc.float().numpy()), (lambda: tc.fill_(float("nan"))), describe
 
@@ -152,11 +161,12 @@ def cupy_kernel(np, a, b):
 def main():
     library, n = sys.argv[1], int(sys.argv[2])
     a_path, b_path, c_path = sys.argv[3:6]
+    threads = int(sys.argv[6])
     try:
         import numpy as np
         make = {"numpy": numpy_kernel,
-                "torch": lambda np, a, b: torch_kernel(np, a, b, False),
-                "torch-bf16": lambda np, a, b: torch_kernel(np, a, b, True),
+                "torch": lambda np, a, b: torch_kernel(np, a, b, False, threads),
+                "torch-bf16": lambda np, a, b: torch_kernel(np, a, b, True, threads),
                 "torch-cuda": lambda np, a, b: torch_cuda_kernel(np, a, b, "f32"),
                 "torch-cuda-tf32": lambda np, a, b: torch_cuda_kernel(np, a, b, "tf32"),
                 "torch-cuda-f16": lambda np, a, b: torch_cuda_kernel(np, a, b, "f16"),

@@ -76,4 +76,17 @@ else:
     error = np.abs(output() - reference).max() / np.abs(reference).max()
     assert error <= 1e-5 and "precision highest" in describe(), (error, describe())
     print(f"jax: as expected; {describe()}")
+# The CPU rung runs on the threads the run gives it (every rung's count), whatever PyTorch's
+# default, and its label says both.
+for threads in (2, 1):
+    n = 37
+    a, b = (np.random.default_rng(3).uniform(-1, 1, (n, n)).astype(np.float32) for _ in range(2))
+    run, output, poison, describe = library_matmul.torch_kernel(np, a, b, False, threads)
+    run()
+    reference = a.astype(np.float64) @ b.astype(np.float64)
+    error = np.abs(output() - reference).max() / np.abs(reference).max()
+    assert error <= 1e-5, f"torch: relative error {error:.3g}"
+    assert torch.get_num_threads() == threads and f"CPU, {threads} intra-op thread" in describe(), \
+        (threads, torch.get_num_threads(), describe())
+    print(f"torch on {threads} threads: as expected; {describe()}")
 print("library_matmul.py's GPU modes set up, round, multiply, poison and describe as they should")
