@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/compare.hpp"
+#include "python/python_process.hpp"
 #include "cpu/row_blocks.hpp"
 #include "gemm/gemm_suite.hpp"
 #include "roofs/ceilings.hpp"
@@ -266,6 +267,22 @@ TEST(GemmUnit, EachRungIsSetAgainstThePeakOfTheUnitItRunsOn) {
   EXPECT_DOUBLE_EQ(gemm_unit(gpu_f32, c).peak, 51e12);
   EXPECT_EQ(gemm_unit(gpu_f16, c).name, "GPU tensor cores");
   EXPECT_DOUBLE_EQ(gemm_unit(gpu_f16, c).peak, 700e12);
+}
+
+}  // namespace
+}  // namespace ladder
+
+namespace ladder {
+namespace {
+
+// An interpreter is chosen by running a probe through the shell: one with single quotes in it (the
+// jax rung's `jax.devices('gpu')`) must reach Python as written, not end the shell's quoting.
+TEST(PythonProcess, AProbeWithSingleQuotesReachesTheInterpreterIntact) {
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+  const std::string any = python_with("import sys");
+  if (any.empty()) GTEST_SKIP() << "no Python here";
+  EXPECT_EQ(python_with("import sys; sys.exit(0 if 'a' + \"'\" == \"a'\" else 1)"), any);
+  EXPECT_EQ(python_with("import sys; sys.exit(1 if 'x' else 0)"), "");
 }
 
 }  // namespace

@@ -27,6 +27,12 @@ std::vector<std::string> pythons_on_path() {
   return found;
 }
 
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
 std::string python_with(const std::string& probe) {
   static std::mutex mutex;
   static std::map<std::string, std::string> found;
@@ -37,7 +43,7 @@ std::string python_with(const std::string& probe) {
   std::string chosen;
   for (const auto& python : candidates) {
     if (access(python.c_str(), X_OK) != 0) continue;
-    const std::string command = "'" + python + "' -c '" + probe + "' >/dev/null 2>&1";
+    const std::string command = shell_quote(python) + " -c " + shell_quote(probe) + " >/dev/null 2>&1";
     if (std::system(command.c_str()) == 0) {
       chosen = python;
       break;

@@ -15,7 +15,10 @@ namespace ladder {
 // LADDER_PYTHON alone where set; else every python3 on PATH, in PATH's order.
 std::vector<std::string> pythons_on_path();
 
-// The first interpreter in which `probe` (Python, no single quotes) runs and exits 0, or empty:
+// `text` as one word for the shell: in single quotes, each of its own written '\''.
+std::string shell_quote(const std::string& text);
+
+// The first interpreter in which `probe` (Python) runs and exits 0, or empty:
 // LADDER_PYTHON alone where set, else every python3 on PATH, then the distribution's
 // /usr/bin/python3 (where Debian's python3-numpy and python3-torch go). Asked once per probe.
 std::string python_with(const std::string& probe);

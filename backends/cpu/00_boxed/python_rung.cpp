@@ -25,12 +25,6 @@ std::string find_python() {
   return found.empty() || access(found.front().c_str(), X_OK) != 0 ? std::string() : found.front();
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return out + "'";
-}
-
 class PythonKernel final : public GemmKernel {
  public:
   PythonKernel(const GemmOperands& op, std::string python) : op_(op), python_(std::move(python)) {
