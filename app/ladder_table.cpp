@@ -266,8 +266,21 @@ std::string format_model_ops_side_by_side(
       const std::string op = model::op_name(static_cast<model::Op>(i));
       out += fmt::format("    {:<26}", op);
       for (const auto& [backend, run] : backends)
-        out += fmt::format(" {:>10.3f} {:>6.1f}%", counter(*run, ("op/" + op + "/seconds").c_str()) * 1e3,
-                           100 * counter(*run, ("op/" + op + "/share").c_str()));
+        out += run->counters.count("op/" + op + "/seconds")
+                   ? fmt::format(" {:>10.3f} {:>6.1f}%", counter(*run, ("op/" + op + "/seconds").c_str()) * 1e3,
+                                 100 * counter(*run, ("op/" + op + "/share").c_str()))
+                   : fmt::format(" {:>18}", "-");  // a compiled pass: kernels that span several operations
+      out += "\n";
+    }
+    for (const auto& [row, key] : {std::pair{"library kernels (compiled)", "library_kernel_seconds"},
+                                   std::pair{"generated kernels (compiled)", "generated_kernel_seconds"}}) {
+      const bool any = std::any_of(backends.begin(), backends.end(),
+                                   [key](const auto& b) { return b.second->counters.count(key) > 0; });
+      if (!any) continue;
+      out += fmt::format("    {:<26}", row);
+      for (const auto& [backend, run] : backends)
+        out += run->counters.count(key) ? fmt::format(" {:>10.3f} {:>7}", counter(*run, key) * 1e3, "")
+                                        : fmt::format(" {:>18}", "-");
       out += "\n";
     }
     out += fmt::format("    {:<26}", "whole pass (timed)");
@@ -303,8 +316,6 @@ std::string format_model_ops(const std::vector<benchmark::BenchmarkReporter::Run
         "  {} ({}), {:.3g} ms per pass\n", key,
         run->report_label.substr(0, std::min(run->report_label.find("; verified"), run->report_label.find("; regimes"))),
         run->GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run->time_unit) * 1e3);
-    out += fmt::format("    {:<14} {:>10} {:>7} {:>10} {:>10} {:>9}  {}\n", "operation", "ms", "share", "GFLOP/s", "GB/s",
-                       "% of roof", "bound by");
     // The regime's code (roofs/regime.hpp); a median of an even number of repetitions may fall
     // between two codes, where the nearer one is as good a summary as any.
     auto regime_of = [case_run = run](const std::string& op) {
@@ -313,6 +324,19 @@ std::string format_model_ops(const std::vector<benchmark::BenchmarkReporter::Run
       const long code = std::lround(counter(*case_run, key.c_str()));
       return code >= 0 && code < static_cast<long>(std::size(kRegimeNames)) ? std::string(kRegimeNames[code]) : std::string();
     };
+    if (run->counters.count("library_kernel_seconds"))
+      out += fmt::format(
+          "    not split by operation (compiled: its kernels each span several): library kernels {:.3f} ms, generated "
+          "kernels {:.3f} ms a pass{}; compiled once in {:.1f} s\n",
+          counter(*run, "library_kernel_seconds") * 1e3, counter(*run, "generated_kernel_seconds") * 1e3,
+          run->counters.count("framework_seconds")
+              ? fmt::format(", framework {:.3f} ms ({:.1f}%)", counter(*run, "framework_seconds") * 1e3,
+                            100 * counter(*run, "framework_share"))
+              : std::string(),
+          counter(*run, "compile_seconds"));
+    else
+      out += fmt::format("    {:<14} {:>10} {:>7} {:>10} {:>10} {:>9}  {}\n", "operation", "ms", "share", "GFLOP/s", "GB/s",
+                         "% of roof", "bound by");
     for (const auto& [counter, value] : run->counters) {
       if (counter.rfind("op/", 0) != 0 || counter.size() < 8 || counter.compare(counter.size() - 8, 8, "/seconds") != 0) continue;
       const std::string op = counter.substr(3, counter.size() - 11);

@@ -14,6 +14,7 @@
 #   gpu-layers.json  torch.matmul on the GPU at n = 1 ... 64 beside cuBLAS from C and an empty Python call
 #   gpu-model.json   the model's GPU backends, PyTorch's included (the host's all-core ones beside them)
 #   gpu-model-sweep.json  the model's resolution sweep on the GPU
+#   gpu-model-compiled.json  torch.compile's module on the GPU beside the eager one
 #   gpu-ladder.json  with LADDER_GPU_LADDER=1: the whole GEMM ladder, every rung of both devices at n = 4096
 #   gpu-check.log    everything printed, tables included (kept even where a step runs out of time)
 #   scripts/gpu-check.sh OUT_DIR
@@ -184,13 +185,20 @@ step every-device 120 "$exe" --device all --suite overhead --profile quick --run
 step python-layers 120 "$exe" "${device_args[@]}" --suite overhead --profile quick --rungs python-call,cublas,torch-cuda \
   --benchmark_out="$out/gpu-layers.json" --benchmark_out_format=json
 # The model's GPU backends, PyTorch's among them, with the host's all-core ones beside them.
-step model 240 "$exe" "${device_args[@]}" --suite model --profile quick --rungs "$(rungs_on model),$(rungs_on model 'all cores')" \
+# (torch.compile's backends have their own step: each configuration compiles anew.)
+not_compiled() { tr , '\n' | grep -v '^torch-compile' | paste -sd, -; }
+step model 240 "$exe" "${device_args[@]}" --suite model --profile quick \
+  --rungs "$( (rungs_on model; rungs_on model 'all cores') | paste -sd, - | not_compiled)" \
   --benchmark_out="$out/gpu-model.json" --benchmark_out_format=json
 # The resolution sweep (a pass may take 1 s in the quick profile): our GPU backends and PyTorch's
 # f32 one; its TF32 and f16 variants stay out, each side of theirs a fresh interpreter and CUDA context.
 step model-sweep 200 "$exe" "${device_args[@]}" --suite model-sweep --profile quick \
-  --rungs "$(rungs_on model | tr , '\n' | grep -v '^torch-cuda-' | paste -sd, -)" \
+  --rungs "$(rungs_on model | not_compiled | tr , '\n' | grep -v '^torch-cuda-' | paste -sd, -)" \
   --benchmark_out="$out/gpu-model-sweep.json" --benchmark_out_format=json
+# torch.compile on the GPU beside the same module run eagerly: what compiling buys a PyTorch user
+# (the framework's share of a pass, kernels fused), its compile time apart.
+step model-compiled 150 "$exe" "${device_args[@]}" --suite model --profile quick --rungs torch-cuda,torch-compile-cuda \
+  --benchmark_out="$out/gpu-model-compiled.json" --benchmark_out_format=json
 
 # Last, in whatever time is left (every other step matters more): the whole ladder, from python to
 # the tensor cores, every rung at n = 4096 (the GPU's also at 8192), when asked for:

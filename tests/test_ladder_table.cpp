@@ -55,6 +55,25 @@ TEST(LadderTable, ModelOpsNameEachOperationsRegimeFromItsCounter) {
   EXPECT_EQ(table.find("compute"), std::string::npos) << "the label's words are not read: " << table;
 }
 
+// A compiled pass has no operations (its kernels span several): its own line says so with its
+// kernels by kind, and beside a backend that has them its cells are "-", never 0 ms.
+TEST(LadderTable, ACompiledPassStandsBesideOperationsWithoutInventingThem) {
+  auto split = run_with("model/cpu/f32/tokens:256/real_time", {{"op/corr_gemm/seconds", 0.002}, {"op/corr_gemm/share", 1}});
+  auto compiled = run_with("model/torch-compile/f32/tokens:256/manual_time",
+                           {{"library_kernel_seconds", 0.004}, {"generated_kernel_seconds", 0.006}, {"compile_seconds", 12}});
+  const std::string table = format_model_ops({split, compiled});
+  EXPECT_NE(table.find("library kernels 4.000 ms, generated kernels 6.000 ms a pass; compiled once in 12.0 s"),
+            std::string::npos)
+      << table;
+  const auto row = table.find("    corr_gemm    ", table.find("side by side"));
+  ASSERT_NE(row, std::string::npos) << table;
+  const std::string line = table.substr(row, table.find('\n', row) - row);
+  EXPECT_NE(line.find("2.000"), std::string::npos) << line;
+  EXPECT_NE(line.find(" -"), std::string::npos) << line;
+  EXPECT_EQ(line.find("0.000"), std::string::npos) << line;
+  EXPECT_NE(table.find("library kernels (compiled)"), std::string::npos) << table;
+}
+
 // Four times the tokens in sixteen times the time: the sweep table calls that (HW)^2.
 TEST(LadderTable, ModelSweepShowsTheGrowthExponent) {
   auto run = [](const char* name, double seconds, double tokens) {

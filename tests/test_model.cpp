@@ -394,9 +394,34 @@ TEST(ModelTorch, ThePassIsSplitIntoTheThirteenOperationsAndTheFrameworksRest) {
     sum += profiled.per_pass.seconds[i];
   }
   EXPECT_LE(sum, profiled.pass_seconds);
-  EXPECT_NEAR(profiled.framework_seconds, profiled.pass_seconds - sum, 1e-9);
+  EXPECT_TRUE(profiled.by_operation);
+  ASSERT_TRUE(profiled.framework_seconds);
+  EXPECT_NEAR(*profiled.framework_seconds, profiled.pass_seconds - sum, 1e-9);
   EXPECT_FALSE(profiled.basis.empty());
   EXPECT_NE(pass.framework().find("PyTorch"), std::string::npos) << pass.framework();
+}
+
+// torch.compile's module, where the interpreter has PyTorch 2 (LADDER_PYTHON): verified like every
+// backend, its pass split by kind of kernel (they span several operations), its compilation apart.
+TEST(ModelTorch, TheCompiledModuleIsVerifiedAndSplitByKindOfKernel) {
+  auto it = std::find_if(backends().begin(), backends().end(), [](const Backend& b) { return b.name == "torch-compile"; });
+  ASSERT_NE(it, backends().end());
+  if (!it->unavailable_reason().empty()) GTEST_SKIP() << it->unavailable_reason();
+  const Config c{"odd", 3, 7, 10, 1, 2};
+  Prepared pass = it->prepare(c, make_weights(c), make_inputs(c));
+  Output out;
+  OpTimes times;
+  pass.poison();
+  pass.run(out, times);
+  EXPECT_LE(output_error(out, reference(c)), tolerance(it->dtype));
+  const ProfiledPass profiled = pass.profile();
+  EXPECT_FALSE(profiled.by_operation);
+  ASSERT_TRUE(profiled.library_kernel_seconds && profiled.generated_kernel_seconds && profiled.compile_seconds);
+  EXPECT_GT(*profiled.library_kernel_seconds, 0) << "the matrix products never ran as library calls";
+  EXPECT_NEAR(*profiled.library_kernel_seconds + *profiled.generated_kernel_seconds, profiled.pass_seconds,
+              1e-9 + 1e-6 * profiled.pass_seconds);
+  EXPECT_GT(*profiled.compile_seconds, profiled.pass_seconds);
+  EXPECT_NE(pass.framework().find("torch.compile"), std::string::npos) << pass.framework();
 }
 
 TEST(ModelTorch, APassAfterThePoisonWritesTheOutputAgain) {

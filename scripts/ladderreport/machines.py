@@ -192,7 +192,9 @@ def load_result_file(path, doc=None):
                     continue
                 _, op, what = str(counter).split("/", 2)
                 ops.setdefault(op, {})[what] = number
-        if ops:  # a model case: its configuration and the time of a pass (as timed; else its operations' sum)
+        # A model case: its configuration and the time of a pass (as timed; else its operations' sum).
+        # A compiled pass (torch.compile) is not split by operation: no ops, the time as timed.
+        if ops or (case["suite"] == "model" and "seconds" in case):
             case["ops"] = ops
             case["config"] = model_config_name(m.context, b, case["label"])
             case["pass_seconds"] = case.get("seconds") or sum(o.get("seconds", 0) for o in ops.values())

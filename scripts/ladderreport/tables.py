@@ -177,16 +177,17 @@ def build_tables(measured, specs):
     for m in measured:
         for key in m.order:
             c = m.cases[key]
-            if c["suite"] != "model" or not c.get("ops"):
+            if c["suite"] != "model" or "config" not in c:
                 continue
-            configs.setdefault(c["config"], c)
+            if c["ops"]:  # the lower bound needs each operation's FLOPs and bytes
+                configs.setdefault(c["config"], c)
             if (c["rung"], c["dtype"], c["config"]) not in rows:
                 rows.append((c["rung"], c["dtype"], c["config"]))
     for rung, _dtype, config in rows:
         row = []
         for m in machines:
-            c = next((c for c in m.cases.values() if c["suite"] == "model" and c["rung"] == rung and c.get("ops")
-                      and c["config"] == config), None) if m.measured else None
+            c = next((c for c in m.cases.values() if c["suite"] == "model" and c["rung"] == rung
+                      and c.get("config") == config), None) if m.measured else None
             if c and not c.get("error"):
                 seconds = c["pass_seconds"]
                 row.append({"text": f"{seconds * 1e3:.3g} ms a pass · {fmt_rate(c.get('flops'), 'FLOP/s')}", "predicted": False,

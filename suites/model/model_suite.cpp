@@ -217,22 +217,35 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
   // from a timer around each operation, or from the backend's own profiler.
   const auto costs = op_costs(c);
   double seconds_per_pass[kOps], total_flops = 0, total_bytes = 0, timed = 0;
+  for (const auto& cost : costs) {
+    total_flops += cost.flops;
+    total_bytes += cost.bytes;
+  }
   std::string split_by;
+  bool by_operation = true;
   using benchmark::Counter;
   if (pass.profile) {
     const ProfiledPass profiled = pass.profile();
+    by_operation = profiled.by_operation;
     for (int i = 0; i < kOps; ++i) seconds_per_pass[i] = profiled.per_pass.seconds[i];
     // What the framework adds to a pass: outside the operations' time (on a GPU, the time it did
     // not compute), as a share of the profiled passes' wall time.
-    state.counters["framework_seconds"] = profiled.framework_seconds;
-    state.counters["framework_share"] = profiled.framework_seconds / profiled.pass_seconds;
+    if (profiled.framework_seconds) {
+      state.counters["framework_seconds"] = *profiled.framework_seconds;
+      state.counters["framework_share"] = *profiled.framework_seconds / profiled.pass_seconds;
+    }
     state.counters["profiled_pass_seconds"] = profiled.pass_seconds;
-    split_by = fmt::format("split by operation: {}; ", profiled.basis);
+    // A compiled pass: its kernels by kind, and the compilation it paid once.
+    if (profiled.library_kernel_seconds) state.counters["library_kernel_seconds"] = *profiled.library_kernel_seconds;
+    if (profiled.generated_kernel_seconds) state.counters["generated_kernel_seconds"] = *profiled.generated_kernel_seconds;
+    if (profiled.compile_seconds) state.counters["compile_seconds"] = *profiled.compile_seconds;
+    split_by = by_operation ? fmt::format("split by operation: {}; ", profiled.basis)
+                            : fmt::format("not split by operation (its kernels each span several): {}; ", profiled.basis);
   } else {
     for (int i = 0; i < kOps; ++i) seconds_per_pass[i] = times.seconds[i] / static_cast<double>(state.iterations());
   }
   for (int i = 0; i < kOps; ++i) timed += seconds_per_pass[i];
-  for (int i = 0; i < kOps; ++i) {
+  for (int i = 0; i < kOps && by_operation; ++i) {
     const std::string op = op_name(static_cast<Op>(i));
     const double seconds = seconds_per_pass[i];
     state.counters["op/" + op + "/seconds"] = seconds;
@@ -245,13 +258,11 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
     // What the operation is, for the tables that group operations.
     state.counters["op/" + op + "/is_gemm"] = is_gemm(static_cast<Op>(i)) ? 1 : 0;
     state.counters["op/" + op + "/grows_quadratically"] = grows_quadratically(static_cast<Op>(i)) ? 1 : 0;
-    total_flops += costs[i].flops;
-    total_bytes += costs[i].bytes;
   }
   // Which roof bounds each operation on this machine, and how close it comes to it.
   std::string regimes;
   const bool device = b.threading == Threading::device;
-  if (ceilings && (!device || !ceilings->device.name.empty())) {
+  if (by_operation && ceilings && (!device || !ceilings->device.name.empty())) {
     const int threads = b.threading == Threading::all_cores ? ceilings->threads : 1;
     for (int i = 0; i < kOps; ++i) {
       const double bandwidth = device ? ceilings->device.bandwidth(costs[i].working_set)
@@ -291,9 +302,10 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
                     : fmt::format("verified at {}x{} (same C, layers, heads; the reference here costs {:.0f} GFLOP)",
                                   checked.height, checked.width, reference_flops(c) / 1e9);
   const std::string framework = pass.framework();
-  state.SetLabel(fmt::format("config {}; {}; {}{}{}regimes: {}", describe(c), verified_at,
-                             gemms.empty() ? "" : "GEMMs: oneDNN " + gemms + "; ", framework.empty() ? "" : framework + "; ",
-                             split_by, regimes));
+  std::string label = fmt::format("config {}; {}; {}{}{}", describe(c), verified_at,
+                                  gemms.empty() ? "" : "GEMMs: oneDNN " + gemms + "; ",
+                                  framework.empty() ? "" : framework + "; ", split_by);
+  state.SetLabel(regimes.empty() ? label.substr(0, label.size() - 2) : label + "regimes: " + regimes);
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
-// Backends torch, torch-cuda, torch-cuda-tf32 and torch-cuda-f16: the network as a PyTorch user
-// writes it (torch_model.py, a plain torch.nn.Module), run by the real interpreter on the weights
-// and inputs model.cpp makes, checked against the same reference as every backend. What changed
-// from `cpu` and `cuda`: each operation is a call through PyTorch's dispatcher to its kernels,
-// with Python between them; the pass times itself in the interpreter (manual time), and its
-// split by operation comes from separate passes with named ranges (torch.profiler's kernel times
-// on a GPU, a clock around each operation on the CPU).
+// Backends torch, torch-cuda, torch-cuda-tf32, torch-cuda-f16, torch-compile and
+// torch-compile-cuda: the network as a PyTorch user writes it (torch_model.py, a plain
+// torch.nn.Module), run by the real interpreter on the weights and inputs model.cpp makes, checked
+// against the same reference as every backend. What changed from `cpu` and `cuda`: each operation
+// is a call through PyTorch's dispatcher to its kernels, with Python between them (the compiled
+// ones: one graph of fused kernels); the pass times itself in the interpreter (manual time), and
+// its split by operation comes from separate passes with named ranges (torch.profiler's kernel
+// times on a GPU, a clock around each operation on the CPU; a compiled pass by kind of kernel).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -74,7 +75,8 @@ class TorchModel {
   double memory() { return number(session_.ask("memory")); }
   const std::string& description() const { return description_; }
 
-  // "wall=S framework=S basis=B corr_gemm=S ...": seconds per pass.
+  // "wall=S framework=S basis=B corr_gemm=S ...": seconds per pass; a compiled pass answers
+  // "library_kernels=S generated_kernels=S compile=S" instead of the operations.
   ProfiledPass profile() {
     ProfiledPass p;
     std::istringstream fields(session_.ask("profile " + std::to_string(kProfiledPasses)));
@@ -90,6 +92,12 @@ class TorchModel {
       } else if (key == "basis") {
         p.basis = value;
         for (char& ch : p.basis) ch = ch == '_' ? ' ' : ch;
+      } else if (key == "library_kernels") {
+        p.library_kernel_seconds = number(value);
+      } else if (key == "generated_kernels") {
+        p.generated_kernel_seconds = number(value);
+      } else if (key == "compile") {
+        p.compile_seconds = number(value);
       } else {
         int i = 0;
         while (i < kOps && key != op_name(static_cast<Op>(i))) ++i;
@@ -98,7 +106,10 @@ class TorchModel {
         ++ops_seen;
       }
     }
-    if (ops_seen != kOps || p.pass_seconds <= 0) throw std::runtime_error("torch_model.py profile: incomplete answer");
+    p.by_operation = ops_seen > 0;
+    const bool by_kernel = p.library_kernel_seconds && p.generated_kernel_seconds;
+    if ((p.by_operation ? ops_seen != kOps || by_kernel : !by_kernel) || p.pass_seconds <= 0)
+      throw std::runtime_error("torch_model.py profile: incomplete answer");
     return p;
   }
 
@@ -161,6 +172,15 @@ std::vector<Backend> torch_backends() {
                     "the torch.nn.Module on the GPU, f32 with TF32 tensor cores for its matrix products", gpu_probe, gpu_missing),
       torch_backend("torch-cuda-f16", DType::f16, Threading::device,
                     "the torch.nn.Module on the GPU under torch.autocast(float16)", gpu_probe, gpu_missing),
+      // PyTorch 2's compiler on the same module: TorchDynamo's graph, Inductor's fused kernels.
+      torch_backend("torch-compile", DType::f32, Threading::all_cores,
+                    "the torch.nn.Module through torch.compile (Inductor's C++ kernels) on the CPU, f32",
+                    "import sys, numpy, torch; sys.exit(0 if hasattr(torch, 'compile') else 1)",
+                    "has PyTorch 2.0 or later (torch.compile; Debian 12's python3-torch is 1.13; set LADDER_PYTHON)"),
+      torch_backend("torch-compile-cuda", DType::f32, Threading::device,
+                    "the torch.nn.Module through torch.compile (Inductor's Triton kernels) on the GPU, f32 with TF32 off",
+                    "import sys, numpy, torch; sys.exit(0 if hasattr(torch, 'compile') and torch.cuda.is_available() else 1)",
+                    "has PyTorch 2.0 or later that sees a GPU (torch.compile; or set LADDER_PYTHON)"),
   };
 }
 

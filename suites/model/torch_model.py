@@ -4,6 +4,11 @@
 # the same double reference. What changed from our own backends: every operation is one call
 # into PyTorch's dispatcher and its kernels, and the Python between them runs in the real
 # interpreter; what that costs a pass is what this backend shows beside `cpu` and `cuda`.
+# The compiled modes go one step further, as a PyTorch 2 user does: torch.compile (TorchDynamo
+# captures the module's graph, Inductor generates fused kernels for everything but the matrix
+# products, which stay library calls), so the per-operation dispatch and Python disappear and
+# element-wise operations stop making a round trip through memory each. Their kernels span several
+# of our operations, so their pass is split into library and generated kernels, not by operation.
 #
 # Started once per configuration by the C++ backend (model_torch.cpp); it answers commands on
 # stdin, one per line:
@@ -12,14 +17,16 @@
 #   output       writes flow then head (float32, L x 2 each) to the output file; prints "ok"
 #   poison       replaces the last outputs with NaN; prints "ok"
 #   profile K    K passes split by operation: prints "wall=S framework=S basis=... <op>=S ..."
-#                (seconds per pass; see profile())
+#                (seconds per pass; see profile()); compiled: "wall=S [framework=S] basis=...
+#                library_kernels=S generated_kernels=S compile=S" (see profile_compiled())
 #   memory       prints the bytes it holds at its peak (GPU: allocated by PyTorch; CPU: resident)
 # Usage: torch_model.py MODE H W C LAYERS HEADS weights.bin inputs.bin output.bin
 # PyTorch keeps its own thread settings, as a user's script would: its default intra-op threads for
 # the element-wise kernels, and a BLAS with its own pool where its matrix products go there
 # (Debian's build: the system OpenBLAS). Forcing both pools onto every core oversubscribes them: on
 # the 2-core development VM, torch.set_num_threads(2) made passes of `small` vary from 4 to 40 ms.
-# MODE: torch (CPU f32), torch-cuda (f32, TF32 off), torch-cuda-tf32, torch-cuda-f16 (autocast).
+# MODE: torch (CPU f32), torch-cuda (f32, TF32 off), torch-cuda-tf32, torch-cuda-f16 (autocast),
+# torch-compile (CPU f32, torch.compile), torch-compile-cuda (GPU f32, TF32 off, torch.compile).
 # It prints one line first: "ready <PyTorch, device, threads>", or "unavailable <why>" and exits.
 import contextlib
 import math
@@ -176,11 +183,14 @@ def main():
     try:
         import numpy as np
         import torch
-        cuda = mode.startswith("torch-cuda")
+        if mode not in ("torch", "torch-cuda", "torch-cuda-tf32", "torch-cuda-f16", "torch-compile", "torch-compile-cuda"):
+            raise ValueError(f"unknown mode {mode}")
+        cuda = mode.startswith("torch-cuda") or mode == "torch-compile-cuda"
+        compiled = mode.startswith("torch-compile")
         if cuda and not torch.cuda.is_available():
             raise RuntimeError("PyTorch sees no GPU")
-        if mode not in ("torch", "torch-cuda", "torch-cuda-tf32", "torch-cuda-f16"):
-            raise ValueError(f"unknown mode {mode}")
+        if compiled and not hasattr(torch, "compile"):
+            raise RuntimeError(f"PyTorch {torch.__version__} has no torch.compile (2.0 on)")
         device = torch.device("cuda" if cuda else "cpu")
         if cuda:
             tf32 = mode == "torch-cuda-tf32"
@@ -191,6 +201,17 @@ def main():
         module = module.to(device).eval()
         features = np.fromfile(inputs_path, dtype=np.float32).reshape(2, channels, height, width)
         f1, f2 = (torch.from_numpy(features[i].copy()).to(device) for i in range(2))
+        runner, compile_seconds = module, 0.0
+        if compiled:
+            # Inductor's default mode; the first call compiles (minutes on a small machine), here,
+            # before any pass is timed, and its time is reported apart.
+            runner = torch.compile(module)
+            start = time.perf_counter()
+            with torch.no_grad():
+                runner(f1, f2)
+            if cuda:
+                torch.cuda.synchronize()
+            compile_seconds = time.perf_counter() - start
     except Exception as e:  # an import or a device that fails is the backend's reason to be unavailable
         print(f"unavailable {mode}: {e.__class__.__name__}: {e}".replace("\n", " "), flush=True)
         return
@@ -203,9 +224,9 @@ def main():
         with torch.no_grad():
             if mode == "torch-cuda-f16":
                 with torch.autocast(device_type="cuda", dtype=torch.float16):
-                    flow, head = module(f1, f2)
+                    flow, head = runner(f1, f2)
                 return flow.float(), head.float()
-            return module(f1, f2)
+            return runner(f1, f2)
 
     last = None
     if cuda:
@@ -221,6 +242,8 @@ def main():
         except OSError:
             pass
         where = f"CPU, {torch.get_num_threads()} intra-op threads (its default), BLAS {blas}"
+    if compiled:
+        where += ", torch.compile (Inductor, default mode)"
     print(f"ready PyTorch {torch.__version__} {where}", flush=True)
     for line in sys.stdin:
         words = line.split()
@@ -240,7 +263,9 @@ def main():
             last = (torch.full((tokens, 2), float("nan")), torch.full((tokens, 2), float("nan")))
             print("ok", flush=True)
         elif command == "profile":
-            print(profile(torch, forward, synchronize, cuda, int(words[1]) if len(words) > 1 else 1), flush=True)
+            passes = int(words[1]) if len(words) > 1 else 1
+            print(profile_compiled(torch, forward, synchronize, cuda, passes, compile_seconds) if compiled
+                  else profile(torch, forward, synchronize, cuda, passes), flush=True)
         elif command == "memory":
             if cuda:
                 print(torch.cuda.max_memory_allocated(), flush=True)
@@ -298,6 +323,48 @@ def profile(torch, forward, synchronize, cuda, passes):
         framework = max(0.0, wall - sum(seconds.values()))
     return (f"wall={wall!r} framework={framework!r} basis={basis.replace(' ', '_')} "
             + " ".join(f"{name}={value!r}" for name, value in seconds.items()))
+
+
+# The ATen operators a compiled graph's matrix products call (Inductor leaves them to the library).
+LIBRARY_GEMMS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm")
+
+
+def profile_compiled(torch, forward, synchronize, cuda, passes, compile_seconds):
+    """A compiled pass's time by kind of kernel, seconds per pass: its kernels fuse several of our
+    operations, so it is not split by operation. On a GPU from torch.profiler's kernel times:
+    Inductor's generated (Triton) kernels, the library's (cuBLAS GEMMs and any ATen fallback),
+    and `framework` = the wall time less both. On the CPU the library GEMMs' ATen calls are
+    timed; the generated C++ kernels and their Python wrapper are the rest, not told apart."""
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity
+    forward()
+    synchronize()
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    with torch.profiler.profile(activities=activities) as prof:
+        start = time.perf_counter()
+        for _ in range(passes):
+            forward()
+            synchronize()
+        wall = (time.perf_counter() - start) / passes
+    library = generated = 0.0
+    for event in prof.events():
+        if cuda and event.device_type == DeviceType.CUDA:
+            seconds = event.time_range.elapsed_us() / 1e6 / passes
+            if event.name.startswith("triton_"):
+                generated += seconds
+            else:
+                library += seconds
+        elif not cuda and event.device_type == DeviceType.CPU and event.name in LIBRARY_GEMMS:
+            library += event.time_range.elapsed_us() / 1e6 / passes
+    if cuda:
+        basis = "torch.profiler: kernel time, Inductor's generated kernels and the library's (CUDA)"
+        fields = f"framework={max(0.0, wall - library - generated)!r} "
+    else:
+        basis = "torch.profiler: the library GEMMs' ATen calls; the rest generated kernels and their wrapper"
+        generated = max(0.0, wall - library)
+        fields = ""
+    return (f"wall={wall!r} {fields}basis={basis.replace(' ', '_')} library_kernels={library!r} "
+            f"generated_kernels={generated!r} compile={compile_seconds!r}")
 
 
 if __name__ == "__main__":
