@@ -272,10 +272,12 @@ std::string format_model_ops_side_by_side(
                    : fmt::format(" {:>18}", "-");  // a compiled pass: kernels that span several operations
       out += "\n";
     }
-    for (const auto& [row, key] : {std::pair{"library kernels (compiled)", "library_kernel_seconds"},
-                                   std::pair{"generated kernels (compiled)", "generated_kernel_seconds"}}) {
-      const bool any = std::any_of(backends.begin(), backends.end(),
-                                   [key](const auto& b) { return b.second->counters.count(key) > 0; });
+    for (const auto& row_and_key : {std::pair{"library kernels (compiled)", "library_kernel_seconds"},
+                                    std::pair{"generated kernels (compiled)", "generated_kernel_seconds"}}) {
+      const char* row = row_and_key.first;
+      const char* key = row_and_key.second;
+      const bool any =
+          std::any_of(backends.begin(), backends.end(), [key](const auto& b) { return b.second->counters.count(key) > 0; });
       if (!any) continue;
       out += fmt::format("    {:<26}", row);
       for (const auto& [backend, run] : backends)

@@ -62,8 +62,7 @@ TEST(LadderTable, ACompiledPassStandsBesideOperationsWithoutInventingThem) {
   auto compiled = run_with("model/torch-compile/f32/tokens:256/manual_time",
                            {{"library_kernel_seconds", 0.004}, {"generated_kernel_seconds", 0.006}, {"compile_seconds", 12}});
   const std::string table = format_model_ops({split, compiled});
-  EXPECT_NE(table.find("library kernels 4.000 ms, generated kernels 6.000 ms a pass; compiled once in 12.0 s"),
-            std::string::npos)
+  EXPECT_NE(table.find("library kernels 4.000 ms, generated kernels 6.000 ms a pass; compiled once in 12.0 s"), std::string::npos)
       << table;
   const auto row = table.find("    corr_gemm    ", table.find("side by side"));
   ASSERT_NE(row, std::string::npos) << table;

@@ -369,10 +369,21 @@ TEST(Model, TheFootprintCountsWhatTheForwardPassAllocates) {
     }
 }
 
-// The PyTorch module (torch_model.py) in its own interpreter, where Python has torch.
-const Backend* torch_cpu_backend() {
-  auto it = std::find_if(backends().begin(), backends().end(), [](const Backend& b) { return b.name == "torch"; });
+// A backend by name where it can run here (the PyTorch ones: where Python has torch), else null.
+const Backend* available_backend(const std::string& name) {
+  auto it = std::find_if(backends().begin(), backends().end(), [&](const Backend& b) { return b.name == name; });
   return it == backends().end() || !it->unavailable_reason().empty() ? nullptr : &*it;
+}
+const Backend* torch_cpu_backend() { return available_backend("torch"); }
+
+// One pass on a poisoned output: its error against the reference.
+double error_of_a_pass_after_poison(const Backend& b, const Config& c) {
+  Prepared pass = b.prepare(c, make_weights(c), make_inputs(c));
+  Output out;
+  OpTimes times;
+  pass.poison();
+  pass.run(out, times);
+  return output_error(out, reference(c));
 }
 
 TEST(ModelTorch, ThePassIsSplitIntoTheThirteenOperationsAndTheFrameworksRest) {
@@ -404,16 +415,11 @@ TEST(ModelTorch, ThePassIsSplitIntoTheThirteenOperationsAndTheFrameworksRest) {
 // torch.compile's module, where the interpreter has PyTorch 2 (LADDER_PYTHON): verified like every
 // backend, its pass split by kind of kernel (they span several operations), its compilation apart.
 TEST(ModelTorch, TheCompiledModuleIsVerifiedAndSplitByKindOfKernel) {
-  auto it = std::find_if(backends().begin(), backends().end(), [](const Backend& b) { return b.name == "torch-compile"; });
-  ASSERT_NE(it, backends().end());
-  if (!it->unavailable_reason().empty()) GTEST_SKIP() << it->unavailable_reason();
+  const Backend* b = available_backend("torch-compile");
+  if (!b) GTEST_SKIP() << "no Python with PyTorch 2 here (LADDER_PYTHON may name one)";
   const Config c{"odd", 3, 7, 10, 1, 2};
-  Prepared pass = it->prepare(c, make_weights(c), make_inputs(c));
-  Output out;
-  OpTimes times;
-  pass.poison();
-  pass.run(out, times);
-  EXPECT_LE(output_error(out, reference(c)), tolerance(it->dtype));
+  EXPECT_LE(error_of_a_pass_after_poison(*b, c), tolerance(b->dtype));
+  Prepared pass = b->prepare(c, make_weights(c), make_inputs(c));
   const ProfiledPass profiled = pass.profile();
   EXPECT_FALSE(profiled.by_operation);
   ASSERT_TRUE(profiled.library_kernel_seconds && profiled.generated_kernel_seconds && profiled.compile_seconds);
@@ -427,13 +433,7 @@ TEST(ModelTorch, TheCompiledModuleIsVerifiedAndSplitByKindOfKernel) {
 TEST(ModelTorch, APassAfterThePoisonWritesTheOutputAgain) {
   const Backend* b = torch_cpu_backend();
   if (!b) GTEST_SKIP() << "no Python with PyTorch here";
-  const Config c{"odd", 3, 7, 10, 1, 2};
-  Prepared pass = b->prepare(c, make_weights(c), make_inputs(c));
-  Output out;
-  OpTimes times;
-  pass.poison();
-  pass.run(out, times);
-  EXPECT_LE(output_error(out, reference(c)), tolerance(b->dtype));
+  EXPECT_LE(error_of_a_pass_after_poison(*b, Config{"odd", 3, 7, 10, 1, 2}), tolerance(b->dtype));
 }
 
 // The label names oneDNN's kernels, so that a run on an AMX machine shows whether AMX was used.

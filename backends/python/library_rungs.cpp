@@ -31,9 +31,8 @@ class LibraryKernel final : public GemmKernel {
     const auto& dir = session_.dir();
     write_binary_file(dir / "a.bin", op.a, bytes);
     write_binary_file(dir / "b.bin", op.b, bytes);
-    const std::string first = session_.start(
-        {library, std::to_string(op.n), (dir / "a.bin").string(), (dir / "b.bin").string(), (dir / "c.bin").string(),
-         std::to_string(omp_get_max_threads())});
+    const std::string first = session_.start({library, std::to_string(op.n), (dir / "a.bin").string(), (dir / "b.bin").string(),
+                                              (dir / "c.bin").string(), std::to_string(omp_get_max_threads())});
     if (first.rfind("ready ", 0) != 0) throw std::runtime_error(python + " library_matmul.py: " + first);
     label_ = first.substr(6) + " (" + python + ")";
     // Enough calls a run for about a millisecond: a call of microseconds (n = 1) costs less than

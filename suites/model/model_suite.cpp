@@ -302,9 +302,9 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
                     : fmt::format("verified at {}x{} (same C, layers, heads; the reference here costs {:.0f} GFLOP)",
                                   checked.height, checked.width, reference_flops(c) / 1e9);
   const std::string framework = pass.framework();
-  std::string label = fmt::format("config {}; {}; {}{}{}", describe(c), verified_at,
-                                  gemms.empty() ? "" : "GEMMs: oneDNN " + gemms + "; ",
-                                  framework.empty() ? "" : framework + "; ", split_by);
+  std::string label =
+      fmt::format("config {}; {}; {}{}{}", describe(c), verified_at, gemms.empty() ? "" : "GEMMs: oneDNN " + gemms + "; ",
+                  framework.empty() ? "" : framework + "; ", split_by);
   state.SetLabel(regimes.empty() ? label.substr(0, label.size() - 2) : label + "regimes: " + regimes);
 }
 

@@ -21,13 +21,13 @@ struct ProfiledPass {
   // false: a compiled graph whose kernels each span several operations (torch.compile), split
   // instead into the library's kernels and the generated ones; per_pass is then unset.
   bool by_operation = true;
-  OpTimes per_pass;                              // seconds per pass, per operation
-  double pass_seconds = 0;                       // the profiled passes' wall time, per pass
-  std::optional<double> framework_seconds;       // of it, outside the kernels' time (see `basis`), where known
-  std::string basis;                             // what an operation's time is ("kernel time under each range (CUDA)")
-  std::optional<double> library_kernel_seconds;  // not by operation: the library's kernels (GEMMs), per pass
+  OpTimes per_pass;                                // seconds per pass, per operation
+  double pass_seconds = 0;                         // the profiled passes' wall time, per pass
+  std::optional<double> framework_seconds;         // of it, outside the kernels' time (see `basis`), where known
+  std::string basis;                               // what an operation's time is ("kernel time under each range (CUDA)")
+  std::optional<double> library_kernel_seconds;    // not by operation: the library's kernels (GEMMs), per pass
   std::optional<double> generated_kernel_seconds;  // not by operation: the compiler's (fused) kernels, per pass
-  std::optional<double> compile_seconds;         // the compilation before the first pass, once
+  std::optional<double> compile_seconds;           // the compilation before the first pass, once
 };
 
 // A backend made ready for one configuration: its weights and inputs in place.
