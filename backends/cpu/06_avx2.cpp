@@ -4,15 +4,16 @@
 // into contiguous micro-panels (packed_gemm.inc). Why faster than `parallel`: the compiler's
 // 6×32 block needs 24 accumulators and AVX2 has 16 registers (it spills), and unpacked B rows a
 // matrix apart conflict in the caches and the TLB.
-// What brought it level with OpenBLAS on one core and near it on two (Zen 3 VM, 512 KiB L2 a
-// core): a deeper K block and a narrower A block (768 deep and 48 rows, were 256 and 96), and
-// C's tile prefetched as the micro-kernel starts. Each K block ends with a load, add and store
-// of every C tile and a repack of A; 256 deep, that end is some 100 cycles against 1,500 of
-// FMAs. The B micro-panel (48 KiB) then streams from L2, which 6 FMAs a loaded vector allows,
-// beside A's block (144 KiB); 72 or 96 rows at this depth, or 512 deep, measured 2-5% slower.
-// Medians of 5 interleaved repetitions against openblas at n = 2048, single core 0.91-0.93x
-// before and 0.98-1.00x after; two cores 0.80-0.83x before and 0.90-1.01x after (runs of this
-// VM fall in two groups, 93-97 ms and 103-108 ms, for reasons not found).
+// What brought it level with OpenBLAS on two cores (Zen 3 VM, 512 KiB L2 a core, 32 KiB L1):
+// a K block of 512 and A blocks of 96 rows (were 256 and 96, then 768 and 48), and C's tile
+// prefetched as the micro-kernel starts. The B micro-panel (32 KiB) then comes from L1 or L2,
+// which 6 FMAs a loaded vector allows, beside A's block (192 KiB) in L2; each K block still ends
+// with a load, add and store of every C tile and a repack of A. The 96-row A block halves how
+// often the packed B block (8 MiB, in L3) is streamed again against 48 rows, which told most at
+// n = 4096, where A (64 MiB) streams past it through L3. Medians of 7 interleaved
+// repetitions against openblas, two cores: 768/48 gave 0.85-0.97x at n = 2048 and 0.87x at 4096;
+// 512/96 gives 1.02-1.07x at 2048 and 1.04x at 4096 (one core: 0.93x at 2048; this VM's runs fall
+// in groups some 10% apart, so each ratio is of one run's interleaved repetitions).
 #include <immintrin.h>
 #include <omp.h>
 
@@ -30,8 +31,8 @@ namespace {
 constexpr std::int64_t kMR = 6;             // micro-tile rows: broadcasts of A per k
 constexpr std::int64_t kNV = 2;             // ymm vectors of B per k
 constexpr std::int64_t kNR = kNV * 8;       // micro-tile columns
-constexpr std::int64_t kKC = 768;           // K block: B micro-panel 768×16×4 = 48 KiB (L2)
-constexpr std::int64_t kMC = 48;            // A block at most 48×768×4 = 144 KiB (L2); row_blocks.hpp sizes them
+constexpr std::int64_t kKC = 512;           // K block: B micro-panel 512×16×4 = 32 KiB (L1's size; L2)
+constexpr std::int64_t kMC = 96;            // A block at most 96×512×4 = 192 KiB (L2); row_blocks.hpp sizes them
 constexpr std::int64_t kPackedB = 2 << 20;  // packed B column block: at most 8 MiB of floats (L3)
 
 #pragma GCC push_options
