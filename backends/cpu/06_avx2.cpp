@@ -12,8 +12,9 @@
 // often the packed B block (8 MiB, in L3) is streamed again against 48 rows, which told most at
 // n = 4096, where A (64 MiB) streams past it through L3. Medians of 7 interleaved
 // repetitions against openblas, two cores: 768/48 gave 0.85-0.97x at n = 2048 and 0.87x at 4096;
-// 512/96 gives 1.02-1.07x at 2048 and 1.04x at 4096 (one core: 0.93x at 2048; this VM's runs fall
-// in groups some 10% apart, so each ratio is of one run's interleaved repetitions).
+// 512/96 gives 0.99-1.07x at 2048 (three runs) and 0.91-1.04x at 4096 (one core: 0.93x at 2048;
+// this VM's runs fall in groups some 10% apart, so each ratio is of one run's interleaved
+// repetitions).
 #include <immintrin.h>
 #include <omp.h>
 
