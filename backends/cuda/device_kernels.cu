@@ -19,11 +19,16 @@ constexpr int kThreads = 256;
 
 cudaStream_t as_stream(void* s) { return static_cast<cudaStream_t>(s); }
 
-int grid_for(std::int64_t work) {
+// The selected device's multiprocessors (--device N); 1 where it does not answer.
+int multiprocessors() {
   int sms = 0;
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_index());  // --device N
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_index());
+  return sms > 0 ? sms : 1;
+}
+
+int grid_for(std::int64_t work) {
   const std::int64_t wanted = (work + kThreads - 1) / kThreads;
-  const std::int64_t cap = static_cast<std::int64_t>(sms > 0 ? sms : 1) * 32;  // enough blocks in flight
+  const std::int64_t cap = static_cast<std::int64_t>(multiprocessors()) * 32;  // enough blocks in flight
   return static_cast<int>(wanted < cap ? (wanted > 0 ? wanted : 1) : cap);
 }
 
@@ -267,11 +272,7 @@ __global__ void fill_uniform_kernel(T* data, std::int64_t n, std::uint32_t seed)
   }
 }
 
-int probe_blocks() {
-  int sms = 0;
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_index());  // --device N
-  return (sms > 0 ? sms : 1) * 8;                                                // 8 blocks of 256 threads per SM: full occupancy
-}
+int probe_blocks() { return multiprocessors() * 8; }  // 8 blocks of 256 threads per SM: full occupancy
 
 }  // namespace
 
@@ -433,7 +434,7 @@ double write_rate(std::int64_t bytes) {
 }
 
 template <class T>
-double device_sum(const T* data, std::int64_t n) {
+double sum_on_device(const T* data, std::int64_t n) {
   DeviceBuffer total(sizeof(double));
   check(cudaMemset(total.get(), 0, sizeof(double)), "cudaMemset");
   sum_kernel<T><<<grid_for(n), kThreads>>>(data, n, static_cast<double*>(total.get()));
@@ -441,8 +442,8 @@ double device_sum(const T* data, std::int64_t n) {
   total.download(&s, sizeof s);
   return s;
 }
-double device_sum_f32(const float* data, std::int64_t n) { return device_sum(data, n); }
-double device_sum_f64(const double* data, std::int64_t n) { return device_sum(data, n); }
-double device_sum_f16(const void* data, std::int64_t n) { return device_sum(static_cast<const __half*>(data), n); }
+double device_sum(const float* data, std::int64_t n) { return sum_on_device(data, n); }
+double device_sum(const double* data, std::int64_t n) { return sum_on_device(data, n); }
+double device_sum_f16(const void* data, std::int64_t n) { return sum_on_device(static_cast<const __half*>(data), n); }
 
 }  // namespace ladder::cuda

@@ -98,9 +98,9 @@ double read_rate(std::int64_t bytes, int passes);
 double write_rate(std::int64_t bytes);
 
 // Device-side sum (in double) of n floats, doubles or f16 values, for closed-form checks.
-double device_sum_f32(const float* data, std::int64_t n);
-double device_sum_f64(const double* data, std::int64_t n);
-double device_sum_f16(const void* data, std::int64_t n);
+double device_sum(const float* data, std::int64_t n);
+double device_sum(const double* data, std::int64_t n);
+double device_sum_f16(const void* data, std::int64_t n);  // f16 has no host type here: the bytes
 
 // A chain of `count` empty kernels on `stream`: launched one by one, or captured once into a
 // CUDA graph and replayed. The returned function enqueues one chain.

@@ -21,7 +21,6 @@ NAME = re.compile(r"^(?P<suite>[^/]+)/(?P<rung>[^/]+)/(?P<dtype>[^/]+)/(?P<key>[
 GPU_LIBRARY_MODE = {"f32": "cublas", "tf32": "cublas-tf32", "f16": "cublas-f16", "bf16": "cublas-bf16"}
 
 
-
 def on_gpu(machine, rung):
     """Where the rung ran, as the file says (rung_where/<rung>); files written before it, by name."""
     where = machine.context.get(f"rung_where/{rung}")

@@ -77,9 +77,10 @@ std::vector<BenchmarkCase> device_roofline_cases(const SuiteRequest& request) {
             };
             run();
             timer.synchronize();
-            const double sum =
-                half ? cuda::device_sum_f16(out.get(), n) : cuda::device_sum_f32(static_cast<const float*>(out.get()), n);
-            if (sum != input_sum + static_cast<double>(n) * k) {  // out = in + k, exact in f16 up to 2048
+            const auto sum = [&] {
+              return half ? cuda::device_sum_f16(out.get(), n) : cuda::device_sum(static_cast<const float*>(out.get()), n);
+            };
+            if (sum() != input_sum + static_cast<double>(n) * k) {  // out = in + k, exact in f16 up to 2048
               state.SkipWithError("verification failed: checksum differs from its closed form");
               return;
             }
@@ -88,8 +89,7 @@ std::vector<BenchmarkCase> device_roofline_cases(const SuiteRequest& request) {
             out.poison();
             run();
             timer.synchronize();
-            if ((half ? cuda::device_sum_f16(out.get(), n) : cuda::device_sum_f32(static_cast<const float*>(out.get()), n)) !=
-                input_sum + static_cast<double>(n) * k) {
+            if (sum() != input_sum + static_cast<double>(n) * k) {
               state.SkipWithError("a call after timing left a wrong output (checksum differs from its closed form)");
               return;
             }

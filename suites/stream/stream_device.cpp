@@ -49,13 +49,7 @@ BenchmarkCase device_stream_case(const std::string& rung, bool triad, const Devi
       else
         cuda::launch_copy(ta, tc, n, timer.stream());  // c = a
     };
-    auto sum = [&] {
-      const T* out = triad ? ta : tc;
-      if constexpr (sizeof(T) == 8)
-        return cuda::device_sum_f64(out, n);
-      else
-        return cuda::device_sum_f32(out, n);
-    };
+    auto sum = [&] { return cuda::device_sum(triad ? ta : tc, n); };
     run();
     timer.synchronize();
     const double expected = (triad ? 2.0 + 3.0 * 0.5 : 1.0) * static_cast<double>(n);
