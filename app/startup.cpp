@@ -17,6 +17,10 @@
 
 namespace ladder {
 
+namespace {
+std::string g_exec_failure;  // why the environment's fixes could not be applied by running again
+}  // namespace
+
 void apply_environment_fixes(char** argv) {
   if (std::getenv("LADDER_ENVIRONMENT_FIXED")) return;
   std::string reasons;
@@ -26,10 +30,20 @@ void apply_environment_fixes(char** argv) {
       reasons += (reasons.empty() ? "" : "; ") + f->reason;
     }
   if (reasons.empty()) return;
+  // The process run again says why with its header (setup_notes), so that an error that stops
+  // it is still its only line.
   setenv("LADDER_ENVIRONMENT_FIXED", reasons.c_str(), 1);
-  std::fprintf(stderr, "ladderbench: note: %s\n", reasons.c_str());
   execv("/proc/self/exe", argv);
-  std::fprintf(stderr, "ladderbench: note: running again failed (%s); going on as it is\n", std::strerror(errno));
+  unsetenv("LADDER_ENVIRONMENT_FIXED");
+  g_exec_failure = fmt::format("{} was needed, but running again failed ({}); going on as it is", reasons, std::strerror(errno));
+}
+
+std::vector<std::string> setup_notes() {
+  std::vector<std::string> notes;
+  if (const char* fixed = std::getenv("LADDER_ENVIRONMENT_FIXED"); fixed && *fixed) notes.emplace_back(fixed);
+  if (!g_exec_failure.empty()) notes.push_back(g_exec_failure);
+  for (const auto& note : array_cap_notes()) notes.push_back(note);
+  return notes;
 }
 
 void print_list() {

@@ -15,6 +15,11 @@ namespace ladder {
 // running the program again with that environment; the reason goes to the console and the context.
 void apply_environment_fixes(char** argv);
 
+// What set this run up differently from what was asked (the environment's fixes, arrays capped
+// below 4x the cache), printed once under the run's header: an error that stops the run before
+// it starts stays the only line on every machine.
+std::vector<std::string> setup_notes();
+
 // --list: every suite's rungs, each "available" or "unavailable: <reason>", and the peak probes.
 void print_list();
 

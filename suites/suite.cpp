@@ -50,10 +50,8 @@ std::int64_t large_array_bytes(const SuiteRequest& request, std::int64_t last_le
     const std::string note = fmt::format("{} MiB an array instead of 4 x the last-level cache ({} MiB): {}", size.bytes >> 20,
                                          (4 * last_level_cache_bytes) >> 20, size.capped_by);
     std::lock_guard lock(g_cap_mutex);
-    if (std::find(g_cap_notes.begin(), g_cap_notes.end(), note) == g_cap_notes.end()) {
-      g_cap_notes.push_back(note);
-      std::fprintf(stderr, "ladderbench: note: %s\n", note.c_str());
-    }
+    // Printed with the run's header (main.cpp), never ahead of an error that stops the run.
+    if (std::find(g_cap_notes.begin(), g_cap_notes.end(), note) == g_cap_notes.end()) g_cap_notes.push_back(note);
   }
   return size.bytes;
 }

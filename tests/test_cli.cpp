@@ -70,6 +70,27 @@ TEST(Cli, RefusesAModelThatCannotFitBeforeAllocating) {
   expect_usage_error("--suite model --rungs naive --model 512,512,64,1,1", "its largest case, model/naive/f32/tokens:262144");
   expect_usage_error("--suite model --model 4,4,10,1,3", "C must be a multiple of heads");
 }
+// Notes about the run's set-up (the environment a library was given by running again, arrays
+// capped below 4x the cache) come under the header, so a refusal stays one line on every machine.
+TEST(Cli, SetUpNotesComeWithTheHeaderNeverAheadOfAnError) {
+  const std::string fixed = "LADDER_ENVIRONMENT_FIXED='a library was given its environment'";
+  expect_usage_error("--benchmark_filter=^nothing$ --sizes 8", "no case to run", fixed);
+  expect_usage_error("--suite gemm --rungs autovec --sizes 200000", "the run would hold about", fixed);
+  const Result r = run_ladderbench("--profile smoke --suite gemm --rungs naive --sizes 8 --benchmark_list_tests=true", fixed);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const auto header = r.output.find("measuring the machine's ceilings");
+  const auto note = r.output.find("ladderbench: note: a library was given its environment\n");
+  ASSERT_NE(header, std::string::npos) << r.output;
+  ASSERT_NE(note, std::string::npos) << r.output;
+  EXPECT_LT(header, note) << r.output;
+  // Arrays capped by a tight address space (the note a 300 MiB L3 gets from the profile's cap).
+  const std::string tight = "ulimit -v 1200000;";
+  expect_usage_error("--suite stream --benchmark_filter=^nothing$", "no case to run", tight);
+  const Result capped = run_ladderbench("--suite stream --benchmark_list_tests=true", tight);
+  EXPECT_EQ(capped.exit_code, 0) << capped.output;
+  if (const auto cap = capped.output.find("instead of 4 x the last-level cache"); cap != std::string::npos)
+    EXPECT_LT(capped.output.find("measuring the machine's ceilings"), cap) << capped.output;
+}
 TEST(Cli, RejectsABadIsaCap) { expect_usage_error("--list", "LADDER_MAX_ISA='sse9'", "LADDER_MAX_ISA=sse9"); }
 
 TEST(Cli, HelpDescribesTheOptions) {
