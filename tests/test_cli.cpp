@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace {
@@ -92,6 +96,65 @@ TEST(Cli, SetUpNotesComeWithTheHeaderNeverAheadOfAnError) {
     EXPECT_LT(capped.output.find("measuring the machine's ceilings"), cap) << capped.output;
 }
 TEST(Cli, RejectsABadIsaCap) { expect_usage_error("--list", "LADDER_MAX_ISA='sse9'", "LADDER_MAX_ISA=sse9"); }
+
+// Availability is the real path having worked once, here. An interpreter whose PyTorch imports
+// and has torch.compile, but whose compile fails as Debian 13's does without setuptools, and whose
+// torch.matmul gives wrong numbers: exactly those paths are unavailable, each with its error.
+TEST(Availability, ARungIsAvailableOnlyWhereItsRealCallWorked) {
+  if (std::system("/usr/bin/python3 -c 'import numpy, torch' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "/usr/bin/python3 has no numpy and torch";
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(LADDER_TEST_TMP) / fmt::format("availability-{}", getpid());
+  fs::create_directories(dir);
+  std::ofstream(dir / "sitecustomize.py") << R"(import torch
+def _broken_compile(*args, **kwargs):
+    try:
+        raise ModuleNotFoundError("No module named 'setuptools.command'")
+    except ModuleNotFoundError as e:
+        raise RuntimeError("backend='inductor' raised:\nModuleNotFoundError: No module named 'setuptools.command'") from e
+_matmul = torch.matmul
+def _wrong_matmul(a, b, out=None):
+    c = _matmul(a, b, out=out)
+    c[0, 0] += 1
+    return c
+torch.compile = _broken_compile
+torch.matmul = _wrong_matmul
+)";
+  const fs::path python = dir / "python3";
+  std::ofstream(python) << "#!/bin/sh\nPYTHONPATH='" << dir.string() << "' exec /usr/bin/python3 \"$@\"\n";
+  fs::permissions(python, fs::perms::owner_all);
+  const Result r = run_ladderbench("--list", "LADDER_PYTHON='" + python.string() + "'");
+  fs::remove_all(dir);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const auto line_of = [&r](const std::string& start) {
+    const auto at = r.output.find("\n" + start + " ");
+    return at == std::string::npos ? std::string() : r.output.substr(at + 1, r.output.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_NE(line_of("model/torch-compile")
+                .find("unavailable: " + python.string() +
+                      ": RuntimeError: backend='inductor' "
+                      "raised: (ModuleNotFoundError: No module named 'setuptools.command')"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(line_of("gemm/torch").find("unavailable: a real call at n = 64 failed: "), std::string::npos) << r.output;
+  EXPECT_NE(line_of("model/torch").find(" available"), std::string::npos) << r.output;
+  EXPECT_NE(line_of("gemm/numpy").find(" available"), std::string::npos) << r.output;
+}
+
+// An interpreter that is not one: every Python rung unavailable, naming it (`python`, whose
+// interpreter imports nothing, through its real call), never a crash.
+TEST(Availability, AStubInterpreterMakesEveryPythonRungUnavailableWithItsReason) {
+  const Result r = run_ladderbench("--list", "LADDER_PYTHON=/bin/false");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const std::string listed = "\n" + r.output;
+  for (const char* rung : {"gemm/python ", "gemm/numpy ", "gemm/torch ", "model/torch ", "model/torch-compile "}) {
+    const auto at = listed.find(std::string("\n") + rung);
+    ASSERT_NE(at, std::string::npos) << rung << "\n" << r.output;
+    const std::string line = listed.substr(at + 1, listed.find('\n', at + 1) - at - 1);
+    EXPECT_NE(line.find("unavailable: "), std::string::npos) << line;
+    EXPECT_NE(line.find("/bin/false"), std::string::npos) << line;
+  }
+}
 
 TEST(Cli, HelpDescribesTheOptions) {
   Result r = run_ladderbench("--help");

@@ -9,6 +9,9 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <chrono>
+#include <cstdint>
+#include <limits>
+#include <vector>
 
 #include "../core/registry.hpp"
 #include "onednn_support.hpp"
@@ -122,17 +125,33 @@ dnnl::engine onednn_cpu_engine() {
 }
 
 const std::string& onednn_bf16_unavailable_reason() {
+  // The smallest real call, not only the primitive's creation: a 16x16 product of small integers
+  // (exact in bf16 and in its f32 sums), run once and checked element by element.
   static const std::string reason = [] {
-    using dt = dnnl::memory::data_type;
-    const dnnl::memory::desc in({16, 16}, dt::bf16, dnnl::memory::format_tag::ab);
-    const dnnl::memory::desc out({16, 16}, dt::f32, dnnl::memory::format_tag::ab);
+    constexpr std::int64_t n = 16;
+    std::vector<bf16> a(n * n), b(n * n);
+    std::vector<float> c(n * n, std::numeric_limits<float>::quiet_NaN());
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        a[i * n + j] = to_bf16(static_cast<float>((i + j) % 5 - 2));
+        b[i * n + j] = to_bf16(static_cast<float>((i * j) % 3 - 1));
+      }
     try {
-      make_matmul(onednn_cpu_engine(), in, in, out);
-      return std::string();
+      OnednnMatmul matmul({n, nullptr, nullptr, a.data(), b.data(), nullptr, nullptr, c.data()}, DType::bf16, false);
+      matmul.run();
     } catch (const dnnl::error& e) {
       const std::string cap = max_isa() == Isa::amx ? "" : " capped at LADDER_MAX_ISA=" + std::string(isa_name(max_isa()));
       return "oneDNN " + onednn_version() + " has no bf16 matmul for this CPU" + cap + " (" + e.what() + ")";
     }
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        float want = 0;
+        for (std::int64_t k = 0; k < n; ++k) want += to_float(a[i * n + k]) * to_float(b[k * n + j]);
+        if (c[i * n + j] != want)
+          return "oneDNN " + onednn_version() + "'s bf16 matmul gave a wrong result at n = 16 (C[" + std::to_string(i) + "][" +
+                 std::to_string(j) + "] = " + std::to_string(c[i * n + j]) + ", not " + std::to_string(want) + ")";
+      }
+    return std::string();
   }();
   return reason;
 }

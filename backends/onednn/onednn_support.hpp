@@ -35,7 +35,7 @@ inline void append_scale(dnnl::post_ops& ops, float alpha) {
 #endif
 }
 
-// Empty when oneDNN can create a bf16 matmul (bf16 in, f32 out) on this CPU; otherwise why not,
+// Empty when oneDNN runs a bf16 matmul (bf16 in, f32 out) on this CPU and its 16x16 result is right; else why not,
 // in one line. Asked once per process.
 const std::string& onednn_bf16_unavailable_reason();
 

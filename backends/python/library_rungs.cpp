@@ -23,6 +23,10 @@
 namespace ladder {
 namespace {
 
+// How long the interpreter may take to import its library and place the operands (a GPU's
+// libraries start a context, JAX compiles its first call) before the rung is called unavailable.
+constexpr int kStartSeconds = 300;
+
 class LibraryKernel final : public GemmKernel {
  public:
   LibraryKernel(const GemmOperands& op, const std::string& python, const std::string& library)
@@ -32,7 +36,8 @@ class LibraryKernel final : public GemmKernel {
     write_binary_file(dir / "a.bin", op.a, bytes);
     write_binary_file(dir / "b.bin", op.b, bytes);
     const std::string first = session_.start({library, std::to_string(op.n), (dir / "a.bin").string(), (dir / "b.bin").string(),
-                                              (dir / "c.bin").string(), std::to_string(omp_get_max_threads())});
+                                              (dir / "c.bin").string(), std::to_string(omp_get_max_threads())},
+                                             kStartSeconds);
     if (first.rfind("ready ", 0) != 0) throw std::runtime_error(python + " library_matmul.py: " + first);
     label_ = first.substr(6) + " (" + python + ")";
     // Enough calls a run for about a millisecond: a call of microseconds (n = 1) costs less than

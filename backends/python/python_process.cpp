@@ -1,9 +1,11 @@
 #include "python_process.hpp"
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -52,6 +54,49 @@ std::string python_with(const std::string& probe) {
   return found[probe] = chosen;
 }
 
+std::vector<std::string> python_probe(const std::string& python, const std::string& name, const char* script_text,
+                                      const std::vector<std::string>& arguments, int seconds, std::size_t answers) {
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<std::string>> asked;
+  std::string key = python + " " + name;
+  for (const auto& a : arguments) key += " " + a;
+  std::lock_guard lock(mutex);
+  if (auto it = asked.find(key); it != asked.end()) return it->second;
+  std::string pattern = "/tmp/ladderbench-probe-XXXXXX";
+  if (!mkdtemp(pattern.data())) return asked[key] = std::vector<std::string>(answers, "cannot create a temporary directory");
+  const std::filesystem::path script = std::filesystem::path(pattern) / (name + ".py");
+  write_binary_file(script, script_text, std::char_traits<char>::length(script_text));
+  std::string command =
+      "timeout -k 5 " + std::to_string(seconds) + " " + shell_quote(python) + " " + shell_quote(script.string());
+  for (const auto& a : arguments) command += " " + shell_quote(a);
+  std::string output;
+  int status = -1;
+  if (FILE* pipe = popen((command + " 2>&1 </dev/null").c_str(), "r")) {
+    std::array<char, 4096> buffer;
+    while (std::fgets(buffer.data(), buffer.size(), pipe)) output += buffer.data();
+    status = pclose(pipe);
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(pattern, ignored);
+  std::vector<std::string> lines;
+  for (std::size_t start = 0; start < output.size();) {
+    std::size_t end = output.find('\n', start);
+    if (end == std::string::npos) end = output.size();
+    if (end > start) lines.push_back(output.substr(start, end - start));
+    start = end + 1;
+  }
+  const bool timed_out = WIFEXITED(status) && (WEXITSTATUS(status) == 124 || WEXITSTATUS(status) == 137);
+  const std::string unanswered = timed_out       ? name + ".py ran past its limit of " + std::to_string(seconds) + " s"
+                                 : lines.empty() ? name + ".py ended (status " + std::to_string(status) + ") and said nothing"
+                                                 : lines.back();
+  std::vector<std::string> reasons;
+  for (std::size_t i = 0; i < answers; ++i) {
+    const std::string line = i < lines.size() ? lines[i] : "";
+    reasons.push_back(line == "ok" ? "" : line.rfind("unavailable ", 0) == 0 ? line.substr(12) : unanswered);
+  }
+  return asked[key] = reasons;
+}
+
 std::string no_python_reason(const std::string& what_none_does) {
   if (const char* env = std::getenv("LADDER_PYTHON"); env && *env)
     return "LADDER_PYTHON=" + std::string(env) + " is not a Python that " + what_none_does;
@@ -86,7 +131,7 @@ PythonSession::PythonSession(const std::string& python, const std::string& name,
   write_binary_file(script_, script_text, std::char_traits<char>::length(script_text));
 }
 
-std::string PythonSession::start(const std::vector<std::string>& arguments) {
+std::string PythonSession::start(const std::vector<std::string>& arguments, int limit_seconds) {
   int to_child[2], from_child[2];
   if (pipe(to_child) != 0 || pipe(from_child) != 0) throw std::runtime_error("cannot create pipes");
   std::vector<std::string> words = {python_, script_.string()};
@@ -108,7 +153,7 @@ std::string PythonSession::start(const std::vector<std::string>& arguments) {
   if (child_ < 0) throw std::runtime_error("cannot start " + python_);
   commands_ = fdopen(to_child[1], "w");
   answers_ = fdopen(from_child[0], "r");
-  return answer();
+  return answer(limit_seconds);
 }
 
 PythonSession::~PythonSession() {
@@ -122,7 +167,14 @@ PythonSession::~PythonSession() {
   std::filesystem::remove_all(dir_, ignored);
 }
 
-std::string PythonSession::answer() {
+std::string PythonSession::answer(int limit_seconds) {
+  if (limit_seconds > 0) {
+    pollfd ready{fileno(answers_), POLLIN, 0};
+    if (poll(&ready, 1, limit_seconds * 1000) == 0) {
+      kill(child_, SIGKILL);
+      throw std::runtime_error(python_ + " said nothing within " + std::to_string(limit_seconds) + " s");
+    }
+  }
   char line[65536] = {};
   if (!std::fgets(line, sizeof line, answers_)) throw std::runtime_error("the Python process ended");
   std::string text = line;

@@ -23,6 +23,15 @@ std::string shell_quote(const std::string& text);
 // /usr/bin/python3 (where Debian's python3-numpy and python3-torch go). Asked once per probe.
 std::string python_with(const std::string& probe);
 
+// A script's own check that its real path works here: `python <script> <arguments...>` under a
+// limit of `seconds`, the script written from `script_text` into a temporary directory. It answers
+// `answers` lines, one for each thing it checks: "ok", or "unavailable <why>". Returns, for each,
+// empty or why not in one line: the rest of its "unavailable" line, or where the line is missing
+// the last line the script wrote (a traceback's error) or that it ran past its limit. Asked once
+// per interpreter, script and arguments.
+std::vector<std::string> python_probe(const std::string& python, const std::string& name, const char* script_text,
+                                      const std::vector<std::string>& arguments, int seconds, std::size_t answers);
+
 // Why no interpreter could be used: "<which interpreters> <what none does>" (e.g. "imports numpy").
 std::string no_python_reason(const std::string& what_none_does);
 
@@ -44,13 +53,14 @@ class PythonSession {
   PythonSession& operator=(const PythonSession&) = delete;
 
   const std::filesystem::path& dir() const { return dir_; }
-  // Starts the script with these arguments (files written into dir() before); returns its first line.
-  std::string start(const std::vector<std::string>& arguments);
+  // Starts the script with these arguments (files written into dir() before); returns its first
+  // line, or throws where none came within `limit_seconds` (0: no limit).
+  std::string start(const std::vector<std::string>& arguments, int limit_seconds = 0);
   std::string ask(const std::string& command);
   const std::string& python() const { return python_; }
 
  private:
-  std::string answer();
+  std::string answer(int limit_seconds = 0);
 
   std::string python_;
   std::filesystem::path dir_, script_;

@@ -179,4 +179,20 @@ GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& in) {
   return result;
 }
 
+const std::string& gemm_rung_unavailable_reason(const GemmRung& rung) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> reasons;
+  std::lock_guard lock(mutex);
+  if (auto it = reasons.find(rung.name); it != reasons.end()) return it->second;
+  std::string reason = rung.unavailable_reason();
+  if (reason.empty()) {
+    const GemmVerification v = verify_gemm_rung(rung, cached_gemm_inputs(kProbeSize));
+    if (!v.verdict.ok) {
+      const std::string& why = v.verdict.message;
+      reason = fmt::format("a real call at n = {} failed: {}", kProbeSize, why.substr(0, why.find('\n')));
+    }
+  }
+  return reasons[rung.name] = reason;
+}
+
 }  // namespace ladder

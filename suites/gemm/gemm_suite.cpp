@@ -214,7 +214,7 @@ std::vector<BenchmarkCase> gemm_cases(const SuiteRequest& request) {
   std::vector<const GemmRung*> rungs;
   for (const auto& rung : registry().gemm) {
     if (!rung_requested(request, rung.name)) continue;
-    if (auto reason = rung.unavailable_reason(); !reason.empty()) {
+    if (const std::string& reason = gemm_rung_unavailable_reason(rung); !reason.empty()) {
       if (!request.rungs.empty())
         std::fprintf(stderr, "ladderbench: skipping gemm/%s: unavailable: %s\n", rung.name.c_str(), reason.c_str());
       continue;
@@ -236,7 +236,7 @@ std::vector<SuiteRung> gemm_rungs() {
   for (const GemmRung& rung : registry().gemm)
     rungs.push_back({rung.name, std::string(dtype_name(rung.dtype)), std::string(threading_name(rung.threading)),
                      rung.max_n > 0 ? fmt::format("n<={}", rung.max_n) : "", rung.mechanism + ": " + rung.summary,
-                     rung.unavailable_reason});
+                     [&rung] { return gemm_rung_unavailable_reason(rung); }});
   return rungs;
 }
 

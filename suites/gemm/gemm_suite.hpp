@@ -74,6 +74,13 @@ GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& inputs
 
 std::string gemm_case_name(const GemmRung& rung, std::int64_t n);
 
+// Empty where the rung can run here: its own check passed (a library built, an ISA, a device, an
+// interpreter) and then a small real call, n = kProbeSize, ran and was verified, once per
+// process; else why not, in one line. Every suite asks this, never the rung's own check alone.
+// (Not 16: PyTorch's bf16 matmul below n = 17 rounds its sums to bf16, a path no case takes.)
+inline constexpr std::int64_t kProbeSize = 64;
+const std::string& gemm_rung_unavailable_reason(const GemmRung& rung);
+
 // The rate above which a timed case is refused as impossible: kImpossibleRateFactor times the
 // peak the rung's unit was measured at (0 where none was measured). 1.5 leaves room for a peak
 // probe that read low and for clocks that rose after it; a kernel that skipped its work reads

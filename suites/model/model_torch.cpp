@@ -132,8 +132,13 @@ class TorchModel {
   std::string run_command_ = "run";
 };
 
-Backend torch_backend(std::string name, DType dtype, Threading threading, std::string summary, std::string probe,
-                      std::string missing) {
+// The time a backend's smallest real call may take before it is called unavailable: a first
+// torch.compile generates and compiles C++ or Triton code (tens of seconds on two cores).
+constexpr int kProbeSeconds = 120, kCompileProbeSeconds = 300;
+
+constexpr const char* kImports = "import numpy, torch";
+
+Backend torch_backend(std::string name, DType dtype, Threading threading, std::string summary, std::string missing) {
   Backend b;
   b.name = name;
   b.dtype = dtype;
@@ -141,9 +146,25 @@ Backend torch_backend(std::string name, DType dtype, Threading threading, std::s
   b.summary = std::move(summary);
   b.self_timed = true;
   b.out_of_place = true;
-  b.unavailable_reason = [probe, missing] { return python_with(probe).empty() ? no_python_reason(missing) : std::string(); };
-  b.prepare = [name, probe](const Config& c, const Weights& w, const Inputs& in) {
-    auto model = std::make_shared<TorchModel>(python_with(probe), name, c, w, in);
+  // An interpreter that imports the libraries, then the mode's smallest real call in it
+  // (torch_model.py probe): an attribute or an import that works says nothing of the path. The
+  // eager modes are asked together, and the compiled ones: one interpreter's start-up each.
+  b.unavailable_reason = [name, missing] {
+    const std::string python = python_with(kImports);
+    if (python.empty()) return no_python_reason(missing);
+    const bool compiled = name.starts_with("torch-compile");
+    const std::vector<std::string> modes =
+        compiled ? std::vector<std::string>{"torch-compile", "torch-compile-cuda"}
+                 : std::vector<std::string>{"torch", "torch-cuda", "torch-cuda-tf32", "torch-cuda-f16"};
+    std::vector<std::string> arguments = {"probe"};
+    arguments.insert(arguments.end(), modes.begin(), modes.end());
+    const auto reasons = python_probe(python, "torch_model", kTorchModelPy, arguments,
+                                      compiled ? kCompileProbeSeconds : kProbeSeconds, modes.size());
+    const std::string& reason = reasons[static_cast<std::size_t>(std::find(modes.begin(), modes.end(), name) - modes.begin())];
+    return reason.empty() ? reason : python + ": " + reason;
+  };
+  b.prepare = [name](const Config& c, const Weights& w, const Inputs& in) {
+    auto model = std::make_shared<TorchModel>(python_with(kImports), name, c, w, in);
     Prepared p{[model](Output& out, OpTimes&) { model->run(out); }, [model] { return model->memory(); }};
     p.framework = [model] { return model->description(); };
     p.last_pass_seconds = [model] { return model->last_seconds(); };
@@ -158,29 +179,23 @@ Backend torch_backend(std::string name, DType dtype, Threading threading, std::s
 }  // namespace
 
 std::vector<Backend> torch_backends() {
-  const std::string cpu_probe = "import numpy, torch";
   const std::string cpu_missing = "imports torch and numpy (Debian: apt-get install python3-torch; or set LADDER_PYTHON)";
-  const std::string gpu_probe = "import sys, numpy, torch; sys.exit(0 if torch.cuda.is_available() else 1)";
-  const std::string gpu_missing = "has PyTorch that sees a GPU (torch.cuda.is_available(); or set LADDER_PYTHON)";
+  const std::string gpu_missing = "imports torch and numpy (PyTorch built with CUDA: pip install torch; or set LADDER_PYTHON)";
   return {
       torch_backend("torch", DType::f32, Threading::all_cores,
-                    "the network as a torch.nn.Module on the CPU, f32, from the real interpreter", cpu_probe, cpu_missing),
+                    "the network as a torch.nn.Module on the CPU, f32, from the real interpreter", cpu_missing),
       torch_backend("torch-cuda", DType::f32, Threading::device,
-                    "the torch.nn.Module on the GPU, f32 with TF32 off, timed to torch.cuda.synchronize()", gpu_probe,
-                    gpu_missing),
+                    "the torch.nn.Module on the GPU, f32 with TF32 off, timed to torch.cuda.synchronize()", gpu_missing),
       torch_backend("torch-cuda-tf32", DType::tf32, Threading::device,
-                    "the torch.nn.Module on the GPU, f32 with TF32 tensor cores for its matrix products", gpu_probe, gpu_missing),
+                    "the torch.nn.Module on the GPU, f32 with TF32 tensor cores for its matrix products", gpu_missing),
       torch_backend("torch-cuda-f16", DType::f16, Threading::device,
-                    "the torch.nn.Module on the GPU under torch.autocast(float16)", gpu_probe, gpu_missing),
+                    "the torch.nn.Module on the GPU under torch.autocast(float16)", gpu_missing),
       // PyTorch 2's compiler on the same module: TorchDynamo's graph, Inductor's fused kernels.
       torch_backend("torch-compile", DType::f32, Threading::all_cores,
-                    "the torch.nn.Module through torch.compile (Inductor's C++ kernels) on the CPU, f32",
-                    "import sys, numpy, torch; sys.exit(0 if hasattr(torch, 'compile') else 1)",
-                    "has PyTorch 2.0 or later (torch.compile; Debian 12's python3-torch is 1.13; set LADDER_PYTHON)"),
+                    "the torch.nn.Module through torch.compile (Inductor's C++ kernels) on the CPU, f32", cpu_missing),
       torch_backend("torch-compile-cuda", DType::f32, Threading::device,
                     "the torch.nn.Module through torch.compile (Inductor's Triton kernels) on the GPU, f32 with TF32 off",
-                    "import sys, numpy, torch; sys.exit(0 if hasattr(torch, 'compile') and torch.cuda.is_available() else 1)",
-                    "has PyTorch 2.0 or later that sees a GPU (torch.compile; or set LADDER_PYTHON)"),
+                    gpu_missing),
   };
 }
 

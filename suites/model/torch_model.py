@@ -21,6 +21,9 @@
 #                library_kernels=S generated_kernels=S compile=S" (see profile_compiled())
 #   memory       prints the bytes it holds at its peak (GPU: allocated by PyTorch; CPU: resident)
 # Usage: torch_model.py MODE H W C LAYERS HEADS weights.bin inputs.bin output.bin
+#    or: torch_model.py probe MODE...: each mode's smallest real call (a 4x4 product and GELU on its
+#        device, through torch.compile for the compiled modes), checked; prints for each mode, in
+#        order, a line "ok" or "unavailable <why>".
 # PyTorch keeps its own thread settings, as a user's script would: its default intra-op threads for
 # the element-wise kernels, and a BLAS with its own pool where its matrix products go there
 # (Debian's build: the system OpenBLAS). Forcing both pools onto every core oversubscribes them: on
@@ -171,12 +174,57 @@ def load_weights(np, torch, module, path, channels, layers):
         raise ValueError(f"weights file holds {flat.size} numbers, the model {at}")
 
 
+def error_line(e):
+    """The exception's first line, and that of the error at the root of its chain where another
+    (Inductor's BackendCompilerFailed says only "backend='inductor' raised:")."""
+    def first(x):
+        return f"{x.__class__.__name__}: {(str(x).strip().splitlines() or [''])[0]}"
+    root = e
+    while root.__cause__ is not None or root.__context__ is not None:
+        root = root.__cause__ if root.__cause__ is not None else root.__context__
+    return first(e) if root is e else f"{first(e)} ({first(root)})"
+
+
+def probe(mode):
+    """What a backend must show before it is offered: its real path, at the smallest size."""
+    try:
+        import numpy as np
+        import torch
+        cuda = mode.startswith("torch-cuda") or mode == "torch-compile-cuda"
+        if cuda and not torch.cuda.is_available():
+            raise RuntimeError("PyTorch sees no GPU")
+        device = torch.device("cuda" if cuda else "cpu")
+        x = np.arange(16, dtype=np.float32).reshape(4, 4) / 16
+
+        def step(t):
+            return torch.nn.functional.gelu(t @ t)
+
+        if mode.startswith("torch-compile") and not hasattr(torch, "compile"):
+            raise RuntimeError(f"PyTorch {torch.__version__} has no torch.compile (2.0 on; or set LADDER_PYTHON)")
+        runner = torch.compile(step) if mode.startswith("torch-compile") else step
+        with torch.no_grad(), (torch.autocast(device_type="cuda", dtype=torch.float16) if mode == "torch-cuda-f16"
+                               else contextlib.nullcontext()):
+            got = runner(torch.from_numpy(x).to(device)).float().cpu().numpy()
+        y = x.astype(np.float64) @ x
+        want = 0.5 * y * (1 + np.vectorize(math.erf)(y / math.sqrt(2)))
+        if not np.allclose(got, want, rtol=1e-2, atol=1e-3):
+            raise ArithmeticError(f"a 4x4 product and GELU came out wrong (largest error {np.abs(got - want).max():.3g})")
+    except Exception as e:  # noqa: BLE001 — any failure of the real path is the reason
+        print(f"unavailable {error_line(e)}", flush=True)
+        return
+    print("ok", flush=True)
+
+
 def event_device_seconds(event):
     total = getattr(event, "device_time_total", None)  # PyTorch 2.x; cuda_time_total before
     return (total if total is not None else event.cuda_time_total) / 1e6
 
 
 def main():
+    if sys.argv[1] == "probe":
+        for probed in sys.argv[2:]:
+            probe(probed)
+        return
     mode = sys.argv[1]
     height, width, channels, layers, heads = (int(v) for v in sys.argv[2:7])
     weights_path, inputs_path, output_path = sys.argv[7:10]
@@ -213,7 +261,7 @@ def main():
                 torch.cuda.synchronize()
             compile_seconds = time.perf_counter() - start
     except Exception as e:  # an import or a device that fails is the backend's reason to be unavailable
-        print(f"unavailable {mode}: {e.__class__.__name__}: {e}".replace("\n", " "), flush=True)
+        print(f"unavailable {mode}: {error_line(e)}", flush=True)
         return
 
     def synchronize():

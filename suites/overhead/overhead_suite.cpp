@@ -121,7 +121,7 @@ std::vector<BenchmarkCase> overhead_cases(const SuiteRequest& request) {
   small.sizes = request.profile == "smoke" ? std::vector<std::int64_t>{1, 8} : std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64};
   small.rungs.clear();
   for (const GemmRung& rung : registry().gemm)
-    if (rung.small_gemm_sweep && rung_requested(request, rung.name) && rung.unavailable_reason().empty())
+    if (rung.small_gemm_sweep && rung_requested(request, rung.name) && gemm_rung_unavailable_reason(rung).empty())
       small.rungs.push_back(rung.name);
   if (!small.rungs.empty()) {
     auto gemms = gemm_cases(small);
