@@ -24,6 +24,14 @@ required=(build-essential cmake ninja-build git pkg-config libbenchmark-dev libf
 # The OpenMP build of OpenBLAS where the distribution has it (its threads and ours share a pool).
 # NumPy and PyTorch are rungs (numpy, torch: Python calling a library), measured, not used as tools.
 optional=(libdnnl-dev ocl-icd-opencl-dev libopenblas-openmp-dev libbenchmark-tools python3-numpy python3-torch)
+# PyTorch 2's compiler (torch.compile's Inductor, the torch-compile backend) imports setuptools and
+# compiles C++ against PyTorch's headers and Python's, none of which Debian 13's python3-torch
+# pulls in (libtorch-dev brings the headers and python3-dev). Debian 12's PyTorch 1.13 has no
+# compiler, Ubuntu 22.04's neither. Without them the backend is unavailable, saying why.
+case "$distribution" in
+  debian-bookworm | ubuntu-jammy) ;;
+  *) optional+=(python3-setuptools libtorch-dev) ;;
+esac
 if $for_tests; then
   case "$distribution" in
     # Ubuntu's chromium is a snap wrapper that fails in containers: its browser test is skipped.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds the ci preset (all dependencies required) and runs ctest; also
-# checks the builds without CUDA (cpu-only) and without any optional dependency (bare).
+# checks the builds without CUDA (cpu-only) and without any optional dependency (bare), and the
+# cpu-only build on Debian 13 (debian13-stage.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -53,4 +54,7 @@ scripts/build.sh bare >/dev/null
 ctest --preset bare -j "$(nproc)" -E report_tools --output-on-failure >build/bare/ctest.log 2>&1 ||
   { grep -E 'Failed|FAILED|tests passed' build/bare/ctest.log >&2; echo "test: the bare build's tests failed (build/bare/ctest.log)" >&2; exit 1; }
 echo "test: the bare build (no OpenBLAS, oneDNN or CUDA) passes its tests: $(grep 'tests passed' build/bare/ctest.log)"
+# Debian 13 in every run: its PyTorch, oneDNN 3 and GCC 14 broke the program once with nothing
+# here noticing (setup, cpu-only build, --list, smoke run and the fast tests, in a kept root).
+scripts/debian13-stage.sh
 ctest --preset ci -j "$(nproc)" "$@"

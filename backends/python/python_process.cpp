@@ -78,22 +78,23 @@ std::vector<std::string> python_probe(const std::string& python, const std::stri
   }
   std::error_code ignored;
   std::filesystem::remove_all(pattern, ignored);
-  std::vector<std::string> lines;
+  // Its answers are the lines "ok" and "unavailable ..."; anything else is a library's warning on
+  // stderr, or the traceback of a script that died, whose last line is its error.
+  std::vector<std::string> said, other;
   for (std::size_t start = 0; start < output.size();) {
     std::size_t end = output.find('\n', start);
     if (end == std::string::npos) end = output.size();
-    if (end > start) lines.push_back(output.substr(start, end - start));
+    const std::string line = output.substr(start, end - start);
+    if (!line.empty()) (line == "ok" || line.rfind("unavailable ", 0) == 0 ? said : other).push_back(line);
     start = end + 1;
   }
   const bool timed_out = WIFEXITED(status) && (WEXITSTATUS(status) == 124 || WEXITSTATUS(status) == 137);
   const std::string unanswered = timed_out       ? name + ".py ran past its limit of " + std::to_string(seconds) + " s"
-                                 : lines.empty() ? name + ".py ended (status " + std::to_string(status) + ") and said nothing"
-                                                 : lines.back();
+                                 : other.empty() ? name + ".py ended (status " + std::to_string(status) + ") and said nothing"
+                                                 : other.back();
   std::vector<std::string> reasons;
-  for (std::size_t i = 0; i < answers; ++i) {
-    const std::string line = i < lines.size() ? lines[i] : "";
-    reasons.push_back(line == "ok" ? "" : line.rfind("unavailable ", 0) == 0 ? line.substr(12) : unanswered);
-  }
+  for (std::size_t i = 0; i < answers; ++i)
+    reasons.push_back(i >= said.size() ? unanswered : said[i] == "ok" ? "" : said[i].substr(12));
   return asked[key] = reasons;
 }
 

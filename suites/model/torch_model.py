@@ -177,8 +177,9 @@ def load_weights(np, torch, module, path, channels, layers):
 def error_line(e):
     """The exception's first line, and that of the error at the root of its chain where another
     (Inductor's BackendCompilerFailed says only "backend='inductor' raised:")."""
-    def first(x):
-        return f"{x.__class__.__name__}: {(str(x).strip().splitlines() or [''])[0]}"
+    def first(x):  # a compiler's failure names its whole command line: the start of it says enough
+        line = (str(x).strip().splitlines() or [""])[0]
+        return f"{x.__class__.__name__}: {line if len(line) <= 200 else line[:200] + ' ...'}"
     root = e
     while root.__cause__ is not None or root.__context__ is not None:
         root = root.__cause__ if root.__cause__ is not None else root.__context__
