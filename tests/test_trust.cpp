@@ -102,7 +102,7 @@ TEST(FaultInjection, AKernelRightOnceThenIdleIsCaughtAfterTiming) {
   });
   Outcome o = time_case(global, 48);
   EXPECT_TRUE(o.failed);
-  EXPECT_NE(o.message.find("the output after timing is wrong"), std::string::npos) << o.message;
+  EXPECT_NE(o.message.find("left a wrong output"), std::string::npos) << o.message;
 
   const GemmRung per_kernel = fault_rung("test-right-once-each", DType::f32, [](const GemmOperands& op) {
     auto own_calls = std::make_shared<int>(0);
@@ -112,7 +112,52 @@ TEST(FaultInjection, AKernelRightOnceThenIdleIsCaughtAfterTiming) {
   });
   o = time_case(per_kernel, 48);
   EXPECT_TRUE(o.failed);
-  EXPECT_NE(o.message.find("a call after timing left a wrong output"), std::string::npos) << o.message;
+  EXPECT_NE(o.message.find("left a wrong output"), std::string::npos) << o.message;
+}
+
+// The case's body with Google Benchmark's iterations fixed, so a fault can be placed on known calls.
+Outcome time_case_iterations(const GemmRung& rung, std::int64_t n, benchmark::IterationCount iterations) {
+  time_case(fault_rung("test-initialise", DType::f32,
+                       [](const GemmOperands& op) { return make_kernel([op] { correct_product(op, DType::f32); }); }),
+            8);
+  benchmark::ClearRegisteredBenchmarks();
+  const BenchmarkCase c = gemm_case({gemm_case_name(rung, n), &rung, n}, nullptr);
+  benchmark::RegisterBenchmark(c.name.c_str(), c.body)->Iterations(iterations)->UseRealTime();
+  Collector collector;
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  Outcome o;
+  for (const auto& run : collector.runs_)
+    if (run_failed(run)) o = {true, run_error(run)};
+  return o;
+}
+
+// Wrong on the timed calls 1 to 9 of 10, right on the last and on every call after: only a timed
+// call checked itself can see it.
+TEST(FaultInjection, AKernelWrongOnSomeTimedCallsIsCaught) {
+  const GemmRung rung = fault_rung("test-wrong-while-timed", DType::f32, [](const GemmOperands& op) {
+    auto own_calls = std::make_shared<int>(0);
+    return make_kernel([op, own_calls] {
+      correct_product(op, DType::f32);
+      if (const int call = (*own_calls)++; call >= 1 && call <= 9) op.c[5] += 1.0f;
+    });
+  });
+  // verify_gemm_rung's kernel is its own (call 0); the timed kernel's calls 0..9 are the 10 timed.
+  const Outcome o = time_case_iterations(rung, 48, 10);
+  EXPECT_TRUE(o.failed);
+  EXPECT_NE(o.message.find("of 10 left a wrong output"), std::string::npos) << o.message;
+}
+
+// A kernel that computes only when its output does not already look done: right whenever checked,
+// and at n = 8 far below any impossible rate.
+TEST(FaultInjection, AKernelThatSkipsWorkOnADoneOutputIsCaughtAtATinySize) {
+  const GemmRung rung = fault_rung("test-lazy", DType::f32, [](const GemmOperands& op) {
+    return make_kernel([op] {
+      if (std::isnan(op.c[0])) correct_product(op, DType::f32);
+    });
+  });
+  const Outcome o = time_case(rung, 8);
+  EXPECT_TRUE(o.failed);
+  EXPECT_NE(o.message.find("it skips work"), std::string::npos) << o.message;
 }
 
 // A kernel that writes a stored answer instead of computing it: verified right every time, but its
@@ -175,6 +220,33 @@ TEST(VerificationBounds, AZeroedTileCannotHideAtAnyProfileSize) {
       const Verdict bad = compare_to_reference(got, reference, verification_tolerance(dtype), n);
       EXPECT_FALSE(bad.ok) << dtype_name(dtype) << " n=" << n << ": a zeroed tile passed with error " << bad.relative_error
                            << ", worst row " << bad.worst_row_error;
+    }
+  }
+}
+
+// One element of C off by a relative 1e-3, which a norm over n^2 elements cannot see at these
+// sizes (1e-3 / n), fails for every format whose own error is below it; the correct output passes.
+TEST(VerificationBounds, OneWrongElementCannotHideAtAnyProfileSize) {
+  for (std::int64_t n : {1024, 2048, 4096}) {
+    const std::size_t count = static_cast<std::size_t>(n * n);
+    std::vector<double> reference(count);
+    std::mt19937_64 random(static_cast<std::uint64_t>(n) + 1);
+    std::normal_distribution<double> value(0.0, std::sqrt(static_cast<double>(n) / 9.0)), noise(0.0, 1.0);
+    for (auto& r : reference) r = value(random);
+    std::vector<float> got(count);
+    for (std::size_t i = 0; i < count; ++i) got[i] = static_cast<float>(reference[i] * (1 + 1e-6 * noise(random)));
+    for (DType dtype : {DType::f32, DType::bf16, DType::f16}) {
+      EXPECT_TRUE(compare_to_reference(got, reference, verification_tolerance(dtype), n).ok) << dtype_name(dtype);
+      for (const std::size_t wrong : {count / 3 + static_cast<std::size_t>(n / 2), std::size_t{0}, count - 1}) {
+        std::vector<float> faulty = got;
+        faulty[wrong] = static_cast<float>(reference[wrong] * (1 + 1e-3));
+        const Verdict v = compare_to_reference(faulty, reference, verification_tolerance(dtype), n);
+        if (std::fabs(reference[wrong]) < 0.5 * std::sqrt(static_cast<double>(n) / 9.0)) continue;  // too small to see
+        EXPECT_FALSE(v.ok) << dtype_name(dtype) << " n=" << n << ": element " << wrong << " passed, relative error "
+                           << v.relative_error;
+        // The element's own bound sees it, whichever check spoke first (a large element shows in its row too).
+        EXPECT_GT(v.worst_element_error, kElementToleranceFactor * verification_tolerance(dtype)) << v.message;
+      }
     }
   }
 }

@@ -18,9 +18,11 @@ Verdict compare_to_reference(std::span<const float> got, std::span<const double>
                               ? static_cast<std::size_t>(row_length)
                               : got.size();
   double diff2 = 0, ref2 = 0, got2 = 0, worst_row_diff2 = 0;
-  std::size_t worst_row = 0;
+  std::size_t worst_row = 0, worst_element = 0;
   for (std::size_t start = 0; start < got.size(); start += row) {
-    double row_diff2 = 0;
+    double row_diff2 = 0, row_ref2 = 0;
+    for (std::size_t i = start; i < start + row; ++i) row_ref2 += reference[i] * reference[i];
+    const double row_rms = std::sqrt(row_ref2 / static_cast<double>(row));
     for (std::size_t i = start; i < start + row; ++i) {
       double g = got[i];
       if (!std::isfinite(g)) {
@@ -29,9 +31,14 @@ Verdict compare_to_reference(std::span<const float> got, std::span<const double>
       }
       double d = g - reference[i];
       row_diff2 += d * d;
-      ref2 += reference[i] * reference[i];
       got2 += g * g;
+      if (const double scale = std::max(std::fabs(reference[i]), row_rms);
+          scale > 0 && std::fabs(d) / scale > v.worst_element_error) {
+        v.worst_element_error = std::fabs(d) / scale;
+        worst_element = i;
+      }
     }
+    ref2 += row_ref2;
     diff2 += row_diff2;
     if (row_diff2 > worst_row_diff2) {
       worst_row_diff2 = row_diff2;
@@ -52,6 +59,13 @@ Verdict compare_to_reference(std::span<const float> got, std::span<const double>
   if (row < got.size() && !(v.worst_row_error <= kRowToleranceFactor * tolerance)) {
     v.message = fmt::format("row {}'s error {:.3g} exceeds {:g} x the tolerance {:.0e} (a fault confined to part of the output)",
                             worst_row, v.worst_row_error, kRowToleranceFactor, tolerance);
+    return v;
+  }
+  if (row < got.size() && !(v.worst_element_error <= kElementToleranceFactor * tolerance)) {
+    v.message =
+        fmt::format("element {} (row {}, column {}) is {:.9g}, not {:.9g}: off by {:.3g}, over {:g} x the tolerance {:.0e}",
+                    worst_element, worst_element / row, worst_element % row, got[worst_element], reference[worst_element],
+                    v.worst_element_error, kElementToleranceFactor, tolerance);
     return v;
   }
   v.ok = true;

@@ -86,6 +86,10 @@ const std::string& gemm_rung_unavailable_reason(const GemmRung& rung);
 // probe that read low and for clocks that rose after it; a kernel that skipped its work reads
 // hundreds of times its peak.
 inline constexpr double kImpossibleRateFactor = 1.5;
+// Timed calls verified in full, drawn at random, in each repetition (the others are timed alone).
+inline constexpr std::int64_t kCheckedTimedCalls = 3;
+// A timed call this many times faster than a call that must compute (from a poisoned C) skipped work.
+inline constexpr double kLazyFactor = 3;
 double impossible_rate(const GemmRung& rung, const Ceilings& ceilings);
 
 // The unit a rung's arithmetic runs on, and that unit's measured peak (what the case's
