@@ -64,6 +64,9 @@ Google Benchmark's flags pass through, among them:
   --benchmark_repetitions=N     repeat each case N times and report mean/median/stddev/cv
                                 (default: 1; the full and ladder profiles: --adaptive)
   --benchmark_min_time=SECONDS  minimum time per case (default: 0.2 quick, 0.5 full)
+  --benchmark_time_unit=UNIT    ns, us, ms or s for the console and the results
+  --benchmark_context=user_K=V,...  your own context entries; their keys must start with user_
+                                (every other key is the program's own measurement or record)
 
 Cases are named suite/rung/dtype/size (Google Benchmark appends /real_time or /manual_time
 to the name in its output). Every case is verified before it is timed (GEMM against a double
@@ -130,6 +133,25 @@ std::string check_benchmark_flag(std::string_view name, std::string_view value, 
                          takes_iterations ? ", or iterations as 100x" : "");
   } else if (name == "--benchmark_format") {
     if (!parse_results_format(v)) return fmt::format("--benchmark_format '{}' is not json, csv or console", v);
+  } else if (name == "--benchmark_time_unit") {
+    if (v != "ns" && v != "us" && v != "ms" && v != "s")
+      return fmt::format("--benchmark_time_unit '{}' is not ns, us, ms or s", v);
+  } else if (name == "--benchmark_context") {
+    // The context is the results' record of the machine, the build and the ceilings: a key the
+    // program writes (peak_f32_flops, git_sha, machine_id, noise_verdict) is never the user's.
+    std::vector<std::string> keys;
+    for (const auto& entry : split(v, ',')) {
+      const auto equals = entry.find('=');
+      const std::string key = entry.substr(0, equals);
+      static const std::regex user_key(R"(user_[A-Za-z0-9_.-]{1,64})");
+      if (equals == std::string::npos || !std::regex_match(key, user_key))
+        return fmt::format(
+            "--benchmark_context entry '{}' is not user_KEY=VALUE (keys of your own start with user_; the "
+            "others are the program's record)",
+            entry);
+      if (std::find(keys.begin(), keys.end(), key) != keys.end()) return fmt::format("--benchmark_context names '{}' twice", key);
+      keys.push_back(key);
+    }
   } else if (name == "--benchmark_min_warmup_time") {
     static const std::regex seconds(R"([0-9]+\.?[0-9]*|\.[0-9]+)");
     if (!std::regex_match(v, seconds)) return fmt::format("--benchmark_min_warmup_time '{}' is not a number of seconds", v);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,6 +47,7 @@ struct InterruptState {
   bool json = false;
   char partial[4096] = {};
   char interrupted[4096] = {};
+  char lock[4096] = {};
   char message[8192] = {};
   char nothing_message[512] = {};
 };
@@ -66,6 +68,7 @@ void on_interrupt(int signal_number) {
       (void)!::write(STDERR_FILENO, g_interrupt.nothing_message, std::strlen(g_interrupt.nothing_message));
     }
   }
+  if (g_interrupt.lock[0]) ::unlink(g_interrupt.lock);
   ::signal(signal_number, SIG_DFL);
   ::raise(signal_number);
 }
@@ -90,13 +93,13 @@ std::optional<ResultsFormat> parse_results_format(std::string_view name) {
   return std::nullopt;
 }
 
-std::string write_file_atomically(const std::string& path, const std::string& text) {
+std::string write_file_atomically(const std::string& path, const std::string& text, std::optional<mode_t> mode) {
   std::string pattern = path + ".XXXXXX.tmp";
   const int fd = ::mkstemps(pattern.data(), 4);
   if (fd < 0) return fmt::format("cannot create a file beside {}: {}", path, std::strerror(errno));
   const mode_t mask = ::umask(0);
   ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);  // mkstemp's 0600 would hide results from other users
+  ::fchmod(fd, mode ? *mode : 0666 & ~mask);  // mkstemp's 0600 would hide results from other users
   const bool written = write_all(fd, text.data(), text.size());
   const int write_errno = errno;
   const bool synced = written && ::fsync(fd) == 0;
@@ -142,6 +145,40 @@ std::optional<std::string> finish_results_json(const std::string& text,
 }
 
 ResultsFile::ResultsFile(std::string path, ResultsFormat format) : path_(std::move(path)), format_(format) {
+  if (struct stat st{}; ::lstat(path_.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) {
+      const char* what = S_ISDIR(st.st_mode)    ? "a directory"
+                         : S_ISLNK(st.st_mode)  ? "a symbolic link"
+                         : S_ISCHR(st.st_mode)  ? "a character device"
+                         : S_ISBLK(st.st_mode)  ? "a block device"
+                         : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                                : "not a regular file";
+      throw std::runtime_error(
+          fmt::format("--benchmark_out '{}' is {}: results replace only a regular file (or go to a new "
+                      "path), so it is left alone",
+                      path_, what));
+    }
+    mode_ = st.st_mode & 07777;
+  }
+  // One run at a time into a file: a second would replace the first's figures without a word.
+  lock_path_ = path_ + ".lock";
+  for (;;) {
+    lock_fd_ = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (lock_fd_ < 0) throw std::runtime_error(fmt::format("cannot write results beside '{}': {}", path_, std::strerror(errno)));
+    if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(lock_fd_);
+      lock_fd_ = -1;
+      throw std::runtime_error(fmt::format(
+          "another ladderbench run is writing '{}' (it holds {}); wait for it, or write elsewhere", path_, lock_path_));
+    }
+    // The holder before may have removed the lock file as it finished: then lock the new one.
+    struct stat held {
+    }, named{};
+    if (::fstat(lock_fd_, &held) == 0 && ::stat(lock_path_.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
+        held.st_dev == named.st_dev)
+      break;
+    ::close(lock_fd_);
+  }
   std::string pattern = path_ + ".XXXXXX.partial";
   partial_fd_ = ::mkstemps(pattern.data(), 8);
   if (partial_fd_ < 0) throw std::runtime_error(fmt::format("cannot write results beside '{}': {}", path_, std::strerror(errno)));
@@ -168,6 +205,7 @@ ResultsFile::ResultsFile(std::string path, ResultsFormat format) : path_(std::mo
   g_interrupt.json = format_ == ResultsFormat::json;
   copy_to(g_interrupt.partial, sizeof g_interrupt.partial, partial_path_);
   copy_to(g_interrupt.interrupted, sizeof g_interrupt.interrupted, interrupted);
+  copy_to(g_interrupt.lock, sizeof g_interrupt.lock, lock_path_);
   copy_to(g_interrupt.message, sizeof g_interrupt.message,
           fmt::format("\nladderbench: interrupted; the cases measured so far are in {} ({} is unchanged)\n", interrupted, path_));
   copy_to(g_interrupt.nothing_message, sizeof g_interrupt.nothing_message,
@@ -184,6 +222,11 @@ ResultsFile::~ResultsFile() {
   if (partial_fd_ >= 0) {
     g_interrupt.fd = -1;
     ::close(partial_fd_);
+  }
+  if (lock_fd_ >= 0) {
+    g_interrupt.lock[0] = '\0';
+    ::unlink(lock_path_.c_str());
+    ::close(lock_fd_);
   }
 }
 
@@ -255,7 +298,7 @@ std::string ResultsFile::commit(const std::vector<std::pair<std::string, std::st
     else
       error = "the results are not a complete Google Benchmark JSON document";
   }
-  if (error.empty()) error = write_file_atomically(path_, text);
+  if (error.empty()) error = write_file_atomically(path_, text, mode_);
   if (error.empty()) {
     discard();
     return {};

@@ -8,6 +8,7 @@
 //    writes nothing. Where the final write fails (a full disk), the target keeps what it had and
 //    the figures stay in the partial file, named so, with one line saying where.
 #pragma once
+#include <sys/types.h>
 #include <benchmark/benchmark.h>
 
 #include <memory>
@@ -28,7 +29,10 @@ std::optional<ResultsFormat> parse_results_format(std::string_view name);
 class ResultsFile : public benchmark::BenchmarkReporter {
  public:
   // Creates the run's partial file beside `path`; throws std::runtime_error naming the path where
-  // that is not possible (a missing or read-only folder), before anything is measured.
+  // that is not possible, before anything is measured: a missing or read-only folder, a path that
+  // is anything but a regular file (a directory, a device such as /dev/null, a FIFO, a symbolic
+  // link: the final rename would replace it), or a file another run is writing (path.lock, held
+  // with flock for the whole run). A file replaced keeps its permissions.
   ResultsFile(std::string path, ResultsFormat format);
   ~ResultsFile() override;
 
@@ -65,6 +69,9 @@ class ResultsFile : public benchmark::BenchmarkReporter {
   std::ostringstream buffer_;  // the reporter's output not yet taken
   std::string text_;           // everything the reporter wrote so far
   int partial_fd_ = -1;
+  int lock_fd_ = -1;
+  std::string lock_path_;
+  std::optional<mode_t> mode_;  // the replaced file's permissions
   bool context_reported_ = false;
   bool merge_rounds_ = false;
   RoundNumbering numbering_;
@@ -79,7 +86,7 @@ std::optional<std::string> finish_results_json(const std::string& text,
 
 // Writes `text` to `path` atomically: a private temporary file beside it, every write and the
 // close checked, fsync, rename, fsync of the folder. Returns an empty string, or why it failed
-// (the target untouched).
-std::string write_file_atomically(const std::string& path, const std::string& text);
+// (the target untouched). The file gets `mode`, or where none is given the umask's default.
+std::string write_file_atomically(const std::string& path, const std::string& text, std::optional<mode_t> mode = std::nullopt);
 
 }  // namespace ladder

@@ -42,7 +42,7 @@ std::vector<std::string> setup_notes() {
   std::vector<std::string> notes;
   if (const char* fixed = std::getenv("LADDER_ENVIRONMENT_FIXED"); fixed && *fixed) notes.emplace_back(fixed);
   if (!g_exec_failure.empty()) notes.push_back(g_exec_failure);
-  for (const auto& note : array_cap_notes()) notes.push_back(note);
+  for (const auto& note : notes_under_header()) notes.push_back(note);
   return notes;
 }
 

@@ -103,13 +103,35 @@ cli 2 usage "ulimit -v 2000000; $L --suite gemm --rungs autovec --sizes 8000"
 cli 0 run "$L --sizes 1 --rungs naive,autovec,avx2 --benchmark_min_time=0.001"
 cli 0 run "$L $smoke --benchmark_out_format=csv --benchmark_out=r.csv && grep -q '^name,' r.csv"
 cli 0 run "$L $smoke --benchmark_out_format=console --benchmark_out=r.txt"
-cli 0 run "OMP_NUM_THREADS=64 $L $smoke"
+# Threads far past the CPUs (64 on a 2-vCPU VM stalled the probes; 100000 crashed OpenMP's runtime).
+cli 2 usage "OMP_NUM_THREADS=$(( $(nproc) * 9 )) $L $smoke"
+cli 2 usage "OMP_NUM_THREADS=100000 $L $smoke"
+cli 0 run "OMP_NUM_THREADS=$(( $(nproc) * 4 )) $L $smoke"
 cli 0 run "OMP_NUM_THREADS=abc $L $smoke"
 cli 0 run "LADDER_PYTHON=/nonexistent $L --profile smoke --suite gemm --rungs python,naive --benchmark_min_time=0.001"
 cli 0 run "$L --suite model --model 3,5,8,1,2 --rungs naive --benchmark_min_time=0.001"
 # Repetitions of a self-timed rung whose batch of calls is measured (Google Benchmark aborted
 # when two repetitions ran different iteration counts).
 cli 0 run "$L --suite gemm --rungs python --sizes 7 --benchmark_repetitions=3 --benchmark_min_time=0.001"
+# The program's own context is not the command line's; a time unit Google Benchmark would answer
+# with its usage and exit 0.
+cli 2 usage "$L --sizes 8 --rungs naive --benchmark_context=peak_f32_flops=1e20,git_sha=deadbeef"
+cli 2 usage "$L --sizes 8 --rungs naive --benchmark_context=machine_id=../../evil"
+cli 2 usage "$L --sizes 8 --rungs naive --benchmark_context=noise_verdict=quiet"
+cli 2 usage "$L --sizes 8 --rungs naive --benchmark_time_unit=parsec"
+# Results paths that are not regular files are left alone (the rename would replace them).
+cli 2 usage "$L --sizes 8 --rungs naive --benchmark_out=."
+cli 2 usage "mkfifo fifo.json; $L --sizes 8 --rungs naive --benchmark_out=fifo.json; s=\$?; test -p fifo.json && exit \$s"
+cli 2 usage "ln -sf /proc/self/fd/1 out.json; $L --sizes 8 --rungs naive --benchmark_out=out.json; s=\$?; test -L out.json && exit \$s"
+if [ "$(id -u)" -eq 0 ]; then
+  cli 2 usage "mknod null.json c 1 3; $L --sizes 8 --rungs naive --benchmark_out=null.json; s=\$?; test -c null.json && exit \$s"
+fi
+# An interpreter that never answers (it sleeps, or waits on its input): the Python rungs are
+# unavailable after their limit, never a hang.
+printf '#!/bin/sh\nexec sleep 1000\n' >"$work/sleeper" && chmod +x "$work/sleeper"
+cli 2 usage "LADDER_PYTHON='$work/sleeper' timeout 200 $L --suite gemm --rungs numpy --sizes 8"
+printf '#!/bin/sh\nexec cat\n' >"$work/reader" && chmod +x "$work/reader"
+cli 2 usage "LADDER_PYTHON='$work/reader' timeout 200 $L --suite gemm --rungs python --sizes 8"
 # The PyTorch model where no Python has torch: unavailable, one line, nothing to run.
 cli 2 usage "LADDER_PYTHON=/nonexistent $L --suite model --rungs torch"
 cli 2 usage "LADDER_PYTHON=/bin/false $L --suite model --rungs torch-cuda"

@@ -61,6 +61,22 @@ std::vector<std::string> array_cap_notes() {
   return g_cap_notes;
 }
 
+namespace {
+std::vector<std::string> g_header_notes;  // guarded by g_cap_mutex
+}  // namespace
+
+void note_under_header(const std::string& note) {
+  std::lock_guard lock(g_cap_mutex);
+  if (std::find(g_header_notes.begin(), g_header_notes.end(), note) == g_header_notes.end()) g_header_notes.push_back(note);
+}
+
+std::vector<std::string> notes_under_header() {
+  std::lock_guard lock(g_cap_mutex);
+  std::vector<std::string> notes = g_cap_notes;
+  notes.insert(notes.end(), g_header_notes.begin(), g_header_notes.end());
+  return notes;
+}
+
 double shared_memory_bytes(const std::vector<BenchmarkCase>& cases) {
   std::map<std::string, double> shared;
   for (const auto& c : cases)

@@ -115,11 +115,15 @@ SuiteRung device_rung(std::string name, std::string dtype, std::string summary);
 
 bool rung_requested(const SuiteRequest& request, const std::string& rung);
 
-// large_array_size() for this request, said once on stderr and kept for the context where a
-// cap applied.
+// large_array_size() for this request; where a cap applied, said under the run's header and kept
+// for the context.
 std::int64_t large_array_bytes(const SuiteRequest& request, std::int64_t last_level_cache_bytes, int arrays = 3);
 // Each cap that changed a size in this run, as said on the console (for the context).
 std::vector<std::string> array_cap_notes();
+// What a suite has to say about how it set up the run (a rung asked for by name but unavailable),
+// said once under the run's header: an error that stops the run before then stays its only line.
+void note_under_header(const std::string& note);
+std::vector<std::string> notes_under_header();
 
 // Registers the cases with Google Benchmark; `on_first_call` runs once per case before its
 // first call (progress for long runs).

@@ -227,7 +227,8 @@ TEST(Cli, GpuRungsAreAvailableOrSayWhy) {
   if (naive_unavailable) {
     Result r = run_ladderbench("--rungs cuda-naive --sizes 8");
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_NE(r.output.find("skipping gemm/cuda-naive: unavailable: "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("no case to run: cuda-naive is unavailable: "), std::string::npos) << r.output;
+    EXPECT_EQ(count_lines(r.output), 1) << r.output;
     Result pcie = run_ladderbench("--suite pcie --rungs h2d-pinned");
     EXPECT_EQ(pcie.exit_code, 2);
     EXPECT_NE(pcie.output.find("no case to run: h2d-pinned is unavailable: "), std::string::npos) << pcie.output;
@@ -250,10 +251,15 @@ TEST(Cli, IsaCapMakesHandWrittenRungsUnavailable) {
 }
 
 TEST(Cli, AnUnavailableRungIsSkippedWithItsReason) {
-  // Capped, avx512 cannot run; asking for it alone leaves nothing to run.
-  Result r = run_ladderbench("--rungs avx512 --sizes 8", "LADDER_MAX_ISA=avx2");
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("skipping gemm/avx512: unavailable: capped by LADDER_MAX_ISA=avx2"), std::string::npos) << r.output;
+  // Capped, avx512 cannot run; asking for it alone leaves nothing to run: one line says why.
+  expect_usage_error("--rungs avx512 --sizes 8", "no case to run: avx512 is unavailable: capped by LADDER_MAX_ISA=avx2",
+                     "LADDER_MAX_ISA=avx2");
+  // Beside a rung that runs, it is skipped, saying so under the run's header.
+  const Result r = run_ladderbench("--rungs avx512,naive --sizes 8 --benchmark_list_tests=true", "LADDER_MAX_ISA=avx2");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const auto note = r.output.find("note: skipping gemm/avx512: unavailable: capped by LADDER_MAX_ISA=avx2");
+  ASSERT_NE(note, std::string::npos) << r.output;
+  EXPECT_LT(r.output.find("measuring the machine's ceilings"), note) << r.output;
 }
 
 }  // namespace

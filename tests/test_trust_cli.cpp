@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,7 +94,26 @@ TEST_F(TrustCli, BadBenchmarkFlagsAreOneLineAndExitTwoBeforeMeasuring) {
                               "'xml' is not json, csv or console");
   expect_one_line_usage_error(shell(base + "--benchmark_format=xml"), "'xml' is not json, csv or console");
   expect_one_line_usage_error(shell(base + "--benchmark_bogus=1"), "unknown Google Benchmark flag '--benchmark_bogus=1'");
+  expect_one_line_usage_error(shell(base + "--benchmark_time_unit=parsec"), "--benchmark_time_unit 'parsec' is not ns");
   EXPECT_TRUE(leftovers().empty());
+}
+
+// The program's own context (its measurements, the build, the machine, the noise verdict) cannot
+// be forged from the command line; keys of the user's own, user_*, can be added, once each.
+TEST_F(TrustCli, TheProgramsOwnContextCannotBeSetFromTheCommandLine) {
+  const std::string base = exe() + " --sizes 8 --rungs naive ";
+  expect_one_line_usage_error(shell(base + "--benchmark_context=peak_f32_flops=1e20,git_sha=deadbeef"),
+                              "entry 'peak_f32_flops=1e20' is not user_KEY=VALUE");
+  expect_one_line_usage_error(shell(base + "--benchmark_context=machine_id=../../evil"), "entry 'machine_id=../../evil'");
+  expect_one_line_usage_error(shell(base + "--benchmark_context=noise_verdict=quiet"), "entry 'noise_verdict=quiet'");
+  expect_one_line_usage_error(shell(base + "--benchmark_context=user_a=1,user_a=2"), "names 'user_a' twice");
+  const Result ok = shell(base +
+                          "--profile smoke --benchmark_min_time=0.001 --benchmark_context=user_site=lab3 "
+                          "--benchmark_out=" +
+                          out_.string());
+  ASSERT_EQ(ok.exit_code, 0) << ok.output;
+  const auto context = nlohmann::json::parse(content())["context"];
+  EXPECT_EQ(context.value("user_site", ""), "lab3");
 }
 
 // Item 8: a process limit below what the run needs is named, not met with std::bad_alloc.
@@ -147,16 +168,53 @@ TEST_F(TrustCli, ARunThatMeasuresNothingLeavesTheFileAlone) {
   EXPECT_TRUE(leftovers().empty());
 }
 
-// Item 6: two runs writing the same file at once each use a private partial file; the file ends
-// as one complete run.
+// Item 6: two runs writing the same file at once: the second is refused, saying why, while the
+// first holds the file's lock (flock on FILE.lock); the file ends as one complete run.
 TEST_F(TrustCli, TwoRunsIntoOneFileDoNotCorruptEachOther) {
-  const std::string run = fmt::format("{} {} --benchmark_out='{}' > /dev/null 2>&1", exe(), kSmoke, out_.string());
-  const Result both = shell(fmt::format("({0}) & ({0}); first=$?; wait $!; second=$?; exit $((first + second))", run));
-  EXPECT_EQ(both.exit_code, 0) << both.output;
+  const std::string run = fmt::format("{} {} --benchmark_out='{}'", exe(), kSmoke, out_.string());
+  const Result both =
+      shell(fmt::format("({0}) 2>&1 & ({0}) 2>&1; second=$?; wait $!; first=$?; "
+                        "echo \"exits $((first + second)) $((first * second))\"",
+                        run));
+  const bool refused = both.output.find("exits 2 0") != std::string::npos;  // one refused, the other whole
+  EXPECT_TRUE(refused || both.output.find("exits 0 0") != std::string::npos) << both.output;
+  if (refused) EXPECT_NE(both.output.find("another ladderbench run is writing"), std::string::npos) << both.output;
   const auto doc = nlohmann::json::parse(content(), nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << content().substr(0, 400);
   EXPECT_EQ(doc["benchmarks"].size(), 4u);  // naive and autovec at n = 8 and 33
   EXPECT_TRUE(leftovers().empty());
+  // Held by another process, the lock refuses a run before anything is measured.
+  const Result held =
+      shell(fmt::format("flock '{}.lock' {} --sizes 8 --rungs naive --benchmark_out='{}'", out_.string(), exe(), out_.string()));
+  EXPECT_EQ(held.exit_code, 2) << held.output;
+  EXPECT_NE(held.output.find("another ladderbench run is writing"), std::string::npos) << held.output;
+  EXPECT_EQ(held.output.find("measuring the machine's ceilings"), std::string::npos) << held.output;
+}
+
+// Only a regular file (or a new path) is replaced; a replaced file keeps its permissions.
+TEST_F(TrustCli, ResultsReplaceOnlyARegularFileAndKeepItsMode) {
+  const fs::path fifo = dir_ / "fifo.json", link = dir_ / "link.json", device = dir_ / "null.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  fs::create_symlink("/proc/self/fd/1", link);
+  const bool have_device = ::mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0;  // /dev/null's twin, as root
+  std::vector<std::pair<fs::path, std::string>> targets = {
+      {fifo, "is a FIFO"}, {link, "is a symbolic link"}, {dir_, "is a directory"}};
+  if (have_device) targets.emplace_back(device, "is a character device");
+  for (const auto& [target, what] : targets) {
+    const Result r = shell(fmt::format("{} --sizes 8 --rungs naive --benchmark_out='{}'", exe(), target.string()));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(what), std::string::npos) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  }
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_TRUE(fs::is_symlink(link));
+  if (have_device) EXPECT_TRUE(fs::is_character_file(device));
+  write_good_file();
+  fs::permissions(out_, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const Result r = shell(fmt::format("{} {} --benchmark_out='{}'", exe(), kSmoke, out_.string()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(content(), kGood);
+  EXPECT_EQ(fs::status(out_).permissions(), fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
 }
 
 // Item 7: an interrupted run keeps what it measured, as valid JSON named for what it is.
@@ -210,6 +268,13 @@ TEST_F(TrustCli, OversubscribedThreadsAreNamed) {
   ASSERT_FALSE(doc.is_discarded());
   EXPECT_EQ(doc["context"]["noise_verdict"], "noisy");
   EXPECT_NE(doc["context"]["noise_reasons"].get<std::string>().find("oversubscribed"), std::string::npos);
+  // Far past the CPUs (OpenMP's runtime crashed at 100000): refused in one line.
+  for (const unsigned threads : {cores * 9, 100000u}) {
+    const Result refused = shell(fmt::format("OMP_NUM_THREADS={} {} --sizes 8 --rungs naive", threads, exe()));
+    EXPECT_EQ(refused.exit_code, 2) << refused.output;
+    EXPECT_NE(refused.output.find(fmt::format("{} threads (OMP_NUM_THREADS)", threads)), std::string::npos) << refused.output;
+    EXPECT_EQ(std::count(refused.output.begin(), refused.output.end(), '\n'), 1) << refused.output;
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 
 namespace ladder {
@@ -38,18 +39,23 @@ std::string shell_quote(const std::string& text) {
 std::string python_with(const std::string& probe) {
   static std::mutex mutex;
   static std::map<std::string, std::string> found;
+  static std::set<std::string> silent;  // interpreters that ran past the limit once: not asked again
   std::lock_guard lock(mutex);
   if (auto it = found.find(probe); it != found.end()) return it->second;
   std::vector<std::string> candidates = pythons_on_path();
   if (const char* env = std::getenv("LADDER_PYTHON"); !env || !*env) candidates.push_back("/usr/bin/python3");
   std::string chosen;
   for (const auto& python : candidates) {
-    if (access(python.c_str(), X_OK) != 0) continue;
-    const std::string command = shell_quote(python) + " -c " + shell_quote(probe) + " >/dev/null 2>&1";
-    if (std::system(command.c_str()) == 0) {
+    if (access(python.c_str(), X_OK) != 0 || silent.count(python)) continue;
+    // Under a limit and with no input: a program that sleeps, reads or loops is no interpreter.
+    const std::string command = "timeout -k 5 " + std::to_string(kImportSeconds) + " " + shell_quote(python) + " -c " +
+                                shell_quote(probe) + " </dev/null >/dev/null 2>&1";
+    const int status = std::system(command.c_str());
+    if (status == 0) {
       chosen = python;
       break;
     }
+    if (WIFEXITED(status) && (WEXITSTATUS(status) == 124 || WEXITSTATUS(status) == 137)) silent.insert(python);
   }
   return found[probe] = chosen;
 }

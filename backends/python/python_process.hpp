@@ -20,7 +20,10 @@ std::string shell_quote(const std::string& text);
 
 // The first interpreter in which `probe` (Python) runs and exits 0, or empty:
 // LADDER_PYTHON alone where set, else every python3 on PATH, then the distribution's
-// /usr/bin/python3 (where Debian's python3-numpy and python3-torch go). Asked once per probe.
+// /usr/bin/python3 (where Debian's python3-numpy and python3-torch go). Asked once per probe, each
+// interpreter under a limit of kImportSeconds with no input (one that runs past it is not asked
+// again).
+inline constexpr int kImportSeconds = 60;
 std::string python_with(const std::string& probe);
 
 // A script's own check that its real path works here: `python <script> <arguments...>` under a

@@ -90,6 +90,7 @@ inline constexpr double kImpossibleRateFactor = 1.5;
 inline constexpr std::int64_t kCheckedTimedCalls = 3;
 // A timed call this many times faster than a call that must compute (from a poisoned C) skipped work.
 inline constexpr double kLazyFactor = 3;
+inline constexpr double kLazySlackSeconds = 50e-9;
 double impossible_rate(const GemmRung& rung, const Ceilings& ceilings);
 
 // The unit a rung's arithmetic runs on, and that unit's measured peak (what the case's

@@ -53,11 +53,18 @@ class PythonKernel final : public GemmKernel {
     std::string command = shell_quote(python_) + " " + shell_quote((dir_ / "matmul.py").string()) + " " + std::to_string(op_.n) +
                           " " + shell_quote((dir_ / "a.bin").string()) + " " + shell_quote((dir_ / "b.bin").string()) + " " +
                           shell_quote((dir_ / "c.bin").string()) + " " + std::to_string(calls_);
+    // A limit far above what the calls take in CPython (tens of MFLOP/s), and no input: an
+    // interpreter that hangs is an error, not a run that never ends.
+    const double flops = 2.0 * static_cast<double>(op_.n) * static_cast<double>(op_.n) * static_cast<double>(op_.n);
+    const auto limit = static_cast<long long>(60 + flops * static_cast<double>(calls_) / 1e5);
+    command = "timeout -k 5 " + std::to_string(limit) + " " + command + " </dev/null";
     FILE* pipe = popen(command.c_str(), "r");
     if (!pipe) throw std::runtime_error("cannot start " + python_);
     char line[128] = {};
     bool got_line = std::fgets(line, sizeof line, pipe) != nullptr;
     int status = pclose(pipe);
+    if (WIFEXITED(status) && (WEXITSTATUS(status) == 124 || WEXITSTATUS(status) == 137))
+      throw std::runtime_error(python_ + " matmul.py did not finish within " + std::to_string(limit) + " s");
     if (!got_line || status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
       throw std::runtime_error(python_ + " matmul.py failed (exit status " + std::to_string(status) + ")");
     seconds_ = std::strtod(line, nullptr);
