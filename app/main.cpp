@@ -229,6 +229,9 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   // A file-size limit must fail a write (EFBIG, reported), not kill the process with SIGXFSZ.
   std::signal(SIGXFSZ, SIG_IGN);
+  // A closed stdout (ladderbench ... | head -1) must fail a console write, not kill the run
+  // before its results are written.
+  std::signal(SIGPIPE, SIG_IGN);
   try {
     return run(argc, argv);
   } catch (const std::bad_alloc&) {

@@ -36,6 +36,31 @@ bool write_all(int fd, const char* data, std::size_t size) {
   return true;
 }
 
+// What a kernel or an interpreter said can be any bytes; the file is valid UTF-8 JSON whatever it
+// was: a byte that starts no valid UTF-8 sequence becomes U+FFFD, and a control character other
+// than the layout's newline and tab (which Google Benchmark's JSON leaves raw) becomes a space.
+std::string valid_utf8(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    std::size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3 : (byte >> 3) == 0x1E ? 4 : 0;
+    for (std::size_t k = 1; length > 0 && k < length; ++k)
+      if (i + k >= text.size() || (static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) length = 0;
+    if (length == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else if (length == 1 && byte < 0x20 && byte != '\n' && byte != '\t') {
+      out += ' ';
+      ++i;
+    } else {
+      out.append(text, i, length);
+      i += length;
+    }
+  }
+  return out;
+}
+
 std::string without_json_suffix(const std::string& path) {
   return path.size() > 5 && path.ends_with(".json") ? path.substr(0, path.size() - 5) : path;
 }
@@ -264,7 +289,7 @@ void ResultsFile::report_merged_aggregates(const std::vector<Run>& aggregates) {
 // is written, so that the file is always whole pieces.
 void ResultsFile::append_new_output() {
   // The reporter's new output moves to text_; only that piece is written.
-  const std::string piece = buffer_.str();
+  const std::string piece = valid_utf8(buffer_.str());
   buffer_.str("");
   text_ += piece;
   if (partial_fd_ < 0 || partial_failed_ || piece.empty()) return;
@@ -288,7 +313,7 @@ void ResultsFile::discard() {
 
 std::string ResultsFile::commit(const std::vector<std::pair<std::string, std::string>>& late_context) {
   inner_->Finalize();
-  text_ += buffer_.str();  // what Finalize wrote
+  text_ += valid_utf8(buffer_.str());  // what Finalize wrote
   buffer_.str("");
   std::string text = text_;
   std::string error;

@@ -236,6 +236,14 @@ EOF
   report_case "a context that is a list" 'd["context"] = []'
   report_case "no benchmarks key" 'del d["benchmarks"]'
   report_case "a string as benchmarks" 'd["benchmarks"] = "none"'
+  report_case "no time units" 'for b in d["benchmarks"]: b.pop("time_unit", None)' "compare $newest"
+  # A FIFO named like a result in the folder: read, it would never return.
+  rm -rf "$work/r" && mkdir -p "$work/r/in" && cp "$newest" "$work/r/in/x.json" && mkfifo "$work/r/in/pipe.json"
+  for command in tables db; do
+    out="$work/r/out"; [ "$command" = db ] && out="$work/r/out.sqlite"
+    (cd "$work/r" && timeout 120 "$py" "$OLDPWD/scripts/report.py" $command "$work/r/in" --out "$out" $( [ "$command" = tables ] && echo --no-plots )) >"$work/log" 2>&1
+    row "report.py $command: a FIFO named pipe.json in the folder" "" report "$work/log" $?
+  done
   (cd "$work" && "$py" "$OLDPWD/scripts/report.py" tables /nonexistent --out "$work/o" --no-plots) >"$work/log" 2>&1
   row "report.py tables /nonexistent" "" report "$work/log" $?
   printf x >"$work/blocker"

@@ -191,6 +191,43 @@ TEST_F(TrustCli, TwoRunsIntoOneFileDoNotCorruptEachOther) {
   EXPECT_EQ(held.output.find("measuring the machine's ceilings"), std::string::npos) << held.output;
 }
 
+// An interpreter that answers with arbitrary bytes (where the case, not the probe, starts it): the
+// case's error holds them, and the file is valid UTF-8 JSON all the same.
+TEST_F(TrustCli, AnyBytesAKernelSaysLeaveAValidUtf8File) {
+  if (std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0) GTEST_SKIP() << "no numpy in /usr/bin/python3";
+  const fs::path python = dir_ / "python3";
+  std::ofstream(python)
+      << "#!/bin/sh\n"
+         "case \"$*\" in *library_matmul.py\\ numpy\\ 8\\ *) printf 'bad \\377\\376\\001 bytes\\n'; exit 0;; esac\n"
+         "exec /usr/bin/python3 \"$@\"\n";
+  fs::permissions(python, fs::perms::owner_all);
+  const Result r =
+      shell(fmt::format("LADDER_PYTHON='{}' {} --suite gemm --rungs numpy,naive --sizes 8 --benchmark_min_time=0.001 "
+                        "--benchmark_out='{}'",
+                        python.string(), exe(), out_.string()));
+  EXPECT_EQ(r.exit_code, 1) << r.output;  // the numpy case failed
+  const std::string text = content();
+  EXPECT_NE(text.find("bad \xEF\xBF\xBD\xEF\xBF\xBD  bytes"), std::string::npos) << text.substr(0, 2000);
+  const auto doc = nlohmann::json::parse(text, nullptr, false);  // nlohmann refuses invalid UTF-8
+  ASSERT_FALSE(doc.is_discarded()) << text.substr(0, 400);
+}
+
+// A closed stdout (ladderbench ... | head -1) does not lose the run's results.
+TEST_F(TrustCli, AClosedStdoutDoesNotLoseTheResults) {
+  const fs::path status = fs::path(LADDER_TEST_TMP) / fmt::format("closed-stdout-{}", getpid());
+  const Result r = shell(fmt::format("{{ {} {} --benchmark_out='{}'; echo $? >'{}'; }} | head -1 >/dev/null", exe(), kSmoke,
+                                     out_.string(), status.string()));
+  std::ifstream in(status);
+  int exit_code = -1;
+  in >> exit_code;
+  fs::remove(status);
+  EXPECT_EQ(exit_code, 0) << r.output;
+  const auto doc = nlohmann::json::parse(content(), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  EXPECT_EQ(doc["benchmarks"].size(), 4u);
+  EXPECT_TRUE(leftovers().empty());
+}
+
 // Only a regular file (or a new path) is replaced; a replaced file keeps its permissions.
 TEST_F(TrustCli, ResultsReplaceOnlyARegularFileAndKeepItsMode) {
   const fs::path fifo = dir_ / "fifo.json", link = dir_ / "link.json", device = dir_ / "null.json";

@@ -83,7 +83,8 @@ def insert_file(db, path):
             size = finite(parts[-1].rsplit(":", 1)[1])
         seconds = finite(b.get("real_time"))
         if seconds is not None and b.get("aggregate_unit") != "percentage":
-            seconds *= TIME_UNITS.get(b.get("time_unit", "ns"), 1e-9)
+            unit = TIME_UNITS.get(b.get("time_unit"))
+            seconds = None if unit is None else seconds * unit  # no unit given: no time, not ns
         error = b.get("error_message") or b.get("skip_message") if (b.get("error_occurred") or b.get("skip_message")) else None
         cur = db.execute(
             "INSERT INTO cases (run_id, name, suite, rung, dtype, size, run_type, aggregate_name, repetition_index, seconds, "

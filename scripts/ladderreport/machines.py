@@ -307,7 +307,8 @@ def load_machines(paths):
     files, documents = [], []  # documents: (file, document) from a database (report.py db)
     for p in [pathlib.Path(p) for p in (paths or [RESULTS])]:
         if p.is_dir():
-            files += sorted(q for q in p.rglob("*.json"))
+            # Regular files only: a FIFO named *.json would hang the read.
+            files += sorted(q for q in p.rglob("*.json") if q.is_file())
         elif p.suffix in (".sqlite", ".db") and p.exists():
             from .db import docs_from_database
             documents += docs_from_database(p)
@@ -318,16 +319,28 @@ def load_machines(paths):
     # Per machine, its newest run (parts merged) of the ladder profile and of any other: a ladder
     # run times the GEMM ladder alone, so it completes the machine's newest other run (its GEMM
     # cases replacing those of the same name) rather than hiding that run's other suites.
-    runs, specs = {}, {}
+    runs, specs, cpus_seen = {}, {}, {}
     for f, doc in [(f, None) for f in files] + documents:
         if doc is None and f.parent.name == "specs":
             m = load_spec(f)
             if m:
                 specs[m.id] = m
             continue
+        if doc is None and f.name.endswith(".interrupted.json"):
+            # What an interrupted run measured before it stopped: never a machine's run in a table
+            # (its missing cases would vanish from every column); compare reads it by name.
+            warn(f"skipping {f}: an interrupted run (report.py compare reads it by name)")
+            continue
         m = load_result_file(f, doc)
         if not m:
             continue
+        # One id for two different CPUs (two folders copied together): a conflict, not one column.
+        cpu = str(m.context.get("cpu_model", ""))
+        cpus_seen.setdefault(m.id, cpu)
+        if cpus_seen[m.id] != cpu:
+            warn(f"{f}: machine id {m.id} names CPU {cpu!r}, another file of that id {cpus_seen[m.id]!r}: "
+                 f"shown apart as {m.id}@{safe_slug(cpu)}")
+            m.id = f"{m.id}@{safe_slug(cpu)}"
         kind = "ladder" if m.context.get("profile") == "ladder" else "other"
         held = runs.get((m.id, kind))
         newer = held is None or m.context.get("date", "") >= held.context.get("date", "")

@@ -112,7 +112,7 @@ def load_run(path):
         if b.get("error_occurred") or b.get("skipped") not in (None, False, 0, "NotSkipped"):
             run.errors[name] = str(b.get("error_message") or b.get("skip_message") or "failed")
             continue
-        unit = TIME_UNITS.get(b.get("time_unit", "ns"))
+        unit = TIME_UNITS.get(b.get("time_unit"))  # none given: not read as ns, but said
         seconds = finite(b.get("real_time"))
         if unit is None or seconds is None or seconds <= 0:
             warn(f"{path}: {name}'s real_time {b.get('real_time')!r} {b.get('time_unit')!r} is not a time; ignored")
@@ -132,13 +132,17 @@ def result_files(path):
     """The result files a path stands for: itself, or the JSON files in a folder (not spec sheets)."""
     p = pathlib.Path(path)
     if p.is_dir():
-        return sorted(q for q in p.rglob("*.json") if q.parent.name != "specs" and q.name != "tables.json")
-    return [p] if p.exists() else []
+        return sorted(q for q in p.rglob("*.json")
+                      if q.is_file() and q.parent.name != "specs" and q.name != "tables.json")
+    return [p] if p.is_file() else []
 
 
 def newest_run(path):
     """A file's run, or a folder's newest (by the date in its context)."""
-    runs = [r for r in (load_run(f) for f in result_files(path)) if r]
+    files = result_files(path)
+    if pathlib.Path(path).is_dir():  # an interrupted run is read when named, never as the newest
+        files = [f for f in files if not f.name.endswith(".interrupted.json")]
+    runs = [r for r in (load_run(f) for f in files) if r]
     if not runs:
         return None
     return max(runs, key=lambda r: (r.date, str(r.path)))

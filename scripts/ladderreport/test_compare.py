@@ -49,3 +49,16 @@ def test_two_committed_runs_of_one_machine_get_verdicts_with_intervals(capsys):
     out = capsys.readouterr().out
     assert code in (0, 1)
     assert " – " in out and any(w in out for w in ("| same", "| noisy", "| slower", "| faster"))
+
+
+def test_a_file_without_time_units_is_not_read_as_nanoseconds(tmp_path, capsys):
+    import json
+    a = synthetic_run(tmp_path / "a.json", {"gemm/x/f32/n:8": [1e-3] * 3}, "2026-01-01")
+    b = synthetic_run(tmp_path / "b.json", {"gemm/x/f32/n:8": [1e-3] * 3}, "2026-01-02")
+    doc = json.loads(b.read_text())
+    for bench in doc["benchmarks"]:
+        del bench["time_unit"]
+    b.write_text(json.dumps(doc))
+    assert runs.load_run(b).seconds["gemm/x/f32/n:8"] == []
+    assert "is not a time; ignored" in capsys.readouterr().err
+    assert runs.load_run(a).seconds["gemm/x/f32/n:8"] == [1e-3] * 3

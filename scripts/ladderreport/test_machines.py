@@ -117,3 +117,33 @@ def test_a_model_cases_configuration_is_read_from_its_counters_and_from_the_labe
     assert model_config_name(context, small, "config tiny (…") == "small"  # the counters win over the label
     assert model_config_name(context, {**small, "config_heads": 8}, "") == "custom"
     assert model_config_name({}, {}, "config medium (32x32, C=128, 4 layers, 8 heads); …") == "medium"
+
+
+def test_an_interrupted_run_never_becomes_the_machines_run(tmp_path, capsys):
+    shutil.copy(RESULT, tmp_path / "run.json")
+    doc = json.loads(RESULT.read_text())
+    doc["context"]["date"] = "2999-01-01T00:00:00+00:00"  # newer than the whole run
+    doc["benchmarks"] = doc["benchmarks"][:2]
+    (tmp_path / "run.interrupted.json").write_text(json.dumps(doc))
+    machines, _ = report.load_machines([tmp_path])
+    err = capsys.readouterr().err
+    assert "run.interrupted.json: an interrupted run" in err
+    assert [m.source for m in machines] == [str(tmp_path / "run.json")]
+
+
+def test_one_machine_id_naming_two_cpus_is_two_columns_and_said(tmp_path, capsys):
+    for folder, cpu in (("a", "Intel Xeon A"), ("b", "AMD EPYC B")):
+        (tmp_path / folder).mkdir()
+        hostile_copy(tmp_path / folder, "x", lambda d, cpu=cpu: d["context"].update(cpu_model=cpu))
+    machines, _ = report.load_machines([tmp_path])
+    assert len(machines) == 2
+    assert len({m.id for m in machines}) == 2
+    assert "names CPU" in capsys.readouterr().err
+
+
+def test_a_fifo_named_like_a_result_is_not_read(tmp_path):
+    import os
+    shutil.copy(RESULT, tmp_path / "run.json")
+    os.mkfifo(tmp_path / "pipe.json")
+    machines, _ = report.load_machines([tmp_path])  # a read of the FIFO would never return
+    assert len(machines) == 1
