@@ -126,6 +126,14 @@ cli 2 usage "ln -sf /proc/self/fd/1 out.json; $L --sizes 8 --rungs naive --bench
 if [ "$(id -u)" -eq 0 ]; then
   cli 2 usage "mknod null.json c 1 3; $L --sizes 8 --rungs naive --benchmark_out=null.json; s=\$?; test -c null.json && exit \$s"
 fi
+# A cgroup v1 memory limit (cgroup v2's was read before): refused before allocating, not OOM-killed.
+# Only where this run may make a v1 memory cgroup (root, a v1 hierarchy).
+v1=/sys/fs/cgroup/memory
+if [ -w "$v1" ] && mkdir "$v1/ladderbench-hostile-$$" 2>/dev/null; then
+  echo $((1 << 30)) >"$v1/ladderbench-hostile-$$/memory.limit_in_bytes"
+  cli 2 usage "echo \$\$ >'$v1/ladderbench-hostile-$$/cgroup.procs' && $L --suite gemm --rungs autovec --sizes 16000"
+  rmdir "$v1/ladderbench-hostile-$$" 2>/dev/null
+fi
 # An interpreter that never answers (it sleeps, or waits on its input): the Python rungs are
 # unavailable after their limit, never a hang.
 printf '#!/bin/sh\nexec sleep 1000\n' >"$work/sleeper" && chmod +x "$work/sleeper"

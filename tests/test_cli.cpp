@@ -156,6 +156,16 @@ TEST(Availability, AStubInterpreterMakesEveryPythonRungUnavailableWithItsReason)
   }
 }
 
+// A run held to fewer CPUs than the machine has (taskset) measured a smaller machine: filed apart.
+TEST(Cli, ARunOnFewerCpusIsFiledUnderItsOwnMachineId) {
+  const Result whole = run_ladderbench("--machine-id");
+  const Result one = run_ladderbench("--machine-id", "taskset -c 0");
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  if (whole.output.find("-1c\n") != std::string::npos) GTEST_SKIP() << "one CPU: nothing to restrict";
+  EXPECT_EQ(one.output, whole.output.substr(0, whole.output.size() - 1) + "-on-1\n");
+}
+
 TEST(Cli, HelpDescribesTheOptions) {
   Result r = run_ladderbench("--help");
   EXPECT_EQ(r.exit_code, 0);

@@ -3,10 +3,13 @@
 // array-size and noise bookkeeping.
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "roofs/ceilings.hpp"
@@ -349,6 +352,52 @@ TEST(Noise, OthersTimeOversubscriptionAndContradictoryCeilingsAreNamed) {
   EXPECT_NE(contradiction.reasons[0].find("contradict"), std::string::npos);
   EXPECT_FALSE(assess_noise(before, after, 2, 2, {{"f32", 214.6e9, 422e9}}).noisy());
   EXPECT_EQ(contradiction.context()[0].second, "noisy");
+}
+
+// A CPU quota that throttled the run, and a run held to fewer CPUs than the machine has, are named
+// (the 20 ms peak probes fit inside a quota: the run measured half speed and read "quiet").
+TEST(Noise, AThrottlingQuotaAndARestrictedAffinityAreNamed) {
+  CpuSample before, after;
+  after.wall_seconds = 100;
+  after.busy_seconds = after.self_seconds = 100;
+  before.allowed_cpus = after.allowed_cpus = 2;
+  before.cgroup = {1.0, 1000, 10, 0.5};
+  after.cgroup = {1.0, 1249, 225, 21.5};
+  const NoiseReport throttled = assess_noise(before, after, 2, 2, {});
+  ASSERT_TRUE(throttled.noisy());
+  EXPECT_NE(throttled.reasons[0].find("throttled the run in 215 of 249 periods (21.0 s)"), std::string::npos)
+      << throttled.reasons[0];
+  after.cgroup = before.cgroup;
+  ASSERT_TRUE(assess_noise(before, after, 2, 2, {}).noisy());  // a quota of 1 CPU under 2 threads
+  after.cgroup = before.cgroup = {};
+  EXPECT_FALSE(assess_noise(before, after, 2, 2, {}).noisy());
+  after.allowed_cpus = 1;  // taskset -c 0
+  const NoiseReport pinned = assess_noise(before, after, 2, 1, {});
+  ASSERT_TRUE(pinned.noisy());
+  EXPECT_NE(pinned.reasons[0].find("could run on 1 of the 2 logical CPUs"), std::string::npos) << pinned.reasons[0];
+}
+
+// cgroup v2 (cpu.max, cpu.stat in microseconds) and v1 (cfs quota and period, cpu.stat in ns).
+TEST(Noise, TheCgroupsCpuQuotaIsReadInBothVersions) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("ladder-cgroup-" + std::to_string(::getpid()));
+  fs::create_directories(root / "user.slice/run");
+  std::ofstream(root / "user.slice/run/cpu.max") << "50000 100000\n";
+  std::ofstream(root / "user.slice/run/cpu.stat") << "usage_usec 5\nnr_periods 249\nnr_throttled 215\nthrottled_usec 21000000\n";
+  const CgroupCpu v2 = read_cgroup_cpu("0::/user.slice/run\n", root.string());
+  EXPECT_DOUBLE_EQ(v2.quota_cpus, 0.5);
+  EXPECT_DOUBLE_EQ(v2.throttled_periods, 215);
+  EXPECT_DOUBLE_EQ(v2.throttled_seconds, 21);
+  fs::create_directories(root / "cpu,cpuacct/job");
+  std::ofstream(root / "cpu,cpuacct/job/cpu.cfs_quota_us") << "100000\n";
+  std::ofstream(root / "cpu,cpuacct/job/cpu.cfs_period_us") << "100000\n";
+  std::ofstream(root / "cpu,cpuacct/job/cpu.stat") << "nr_periods 10\nnr_throttled 3\nthrottled_time 2000000000\n";
+  const CgroupCpu v1 = read_cgroup_cpu("5:memory:/job\n4:cpu,cpuacct:/job\n", root.string());
+  EXPECT_DOUBLE_EQ(v1.quota_cpus, 1.0);
+  EXPECT_DOUBLE_EQ(v1.periods, 10);
+  EXPECT_DOUBLE_EQ(v1.throttled_seconds, 2);
+  EXPECT_DOUBLE_EQ(read_cgroup_cpu("0::/nowhere\n", root.string()).quota_cpus, 0);
+  fs::remove_all(root);
 }
 
 TEST(Noise, TheMachineCanBeSampled) {

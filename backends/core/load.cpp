@@ -1,14 +1,67 @@
 #include "load.hpp"
 
 #include <fmt/format.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
 
 namespace ladder {
+
+namespace {
+
+double number_in(const std::string& path, double fallback = -1) {
+  std::ifstream in(path);
+  double value = fallback;
+  if (!(in >> value)) return fallback;
+  return value;
+}
+
+}  // namespace
+
+CgroupCpu read_cgroup_cpu(const std::string& cgroup_file, const std::string& root) {
+  CgroupCpu c;
+  std::istringstream lines(cgroup_file);
+  for (std::string line; std::getline(lines, line);) {
+    const auto first = line.find(':'), second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    const std::string controllers = line.substr(first + 1, second - first - 1), path = line.substr(second + 1);
+    const bool v2 = line.rfind("0::", 0) == 0;
+    bool has_cpu = false;
+    for (std::size_t at = 0; at <= controllers.size();) {
+      const auto comma = std::min(controllers.find(',', at), controllers.size());
+      has_cpu = has_cpu || controllers.substr(at, comma - at) == "cpu";
+      at = comma + 1;
+    }
+    if (!v2 && !has_cpu) continue;
+    const std::string dir = v2 ? root + path : root + "/" + controllers + path;
+    std::ifstream stat(dir + "/cpu.stat");
+    if (!stat) continue;
+    for (std::string key; stat >> key;) {
+      double value = 0;
+      stat >> value;
+      if (key == "nr_periods") c.periods = value;
+      if (key == "nr_throttled") c.throttled_periods = value;
+      if (key == "throttled_usec") c.throttled_seconds = value / 1e6;  // v2
+      if (key == "throttled_time") c.throttled_seconds = value / 1e9;  // v1, ns
+    }
+    if (v2) {
+      std::ifstream max(dir + "/cpu.max");
+      std::string quota;
+      double period = 0;
+      if (max >> quota >> period && quota != "max" && period > 0) c.quota_cpus = std::stod(quota) / period;
+    } else if (const double quota = number_in(dir + "/cpu.cfs_quota_us"), period = number_in(dir + "/cpu.cfs_period_us");
+               quota > 0 && period > 0) {
+      c.quota_cpus = quota / period;
+    }
+    if (c.periods > 0 || c.quota_cpus > 0) break;
+  }
+  return c;
+}
 
 CpuSample sample_cpu() {
   CpuSample s;
@@ -32,6 +85,11 @@ CpuSample sample_cpu() {
   }
   std::ifstream load("/proc/loadavg");
   if (!(load >> s.load_average)) s.load_average = -1;
+  if (cpu_set_t allowed; sched_getaffinity(0, sizeof allowed, &allowed) == 0) s.allowed_cpus = CPU_COUNT(&allowed);
+  std::ifstream cgroup("/proc/self/cgroup");
+  std::stringstream text;
+  text << cgroup.rdbuf();
+  s.cgroup = read_cgroup_cpu(text.str(), "/sys/fs/cgroup");
   return s;
 }
 
@@ -84,6 +142,21 @@ NoiseReport assess_noise(const CpuSample& before, const CpuSample& after, int lo
   if (threads > logical_cpus)
     r.reasons.push_back(
         fmt::format("{} threads on {} logical CPUs: the all-core rungs oversubscribed the cores", threads, logical_cpus));
+  if (after.allowed_cpus > 0 && after.allowed_cpus < logical_cpus)
+    r.reasons.push_back(
+        fmt::format("the process could run on {} of the {} logical CPUs (its affinity: taskset, a cpuset): "
+                    "its all-core figures are that many CPUs' (filed under its own machine id)",
+                    after.allowed_cpus, logical_cpus));
+  r.quota_cpus = after.cgroup.quota_cpus;
+  r.periods = after.cgroup.periods - before.cgroup.periods;
+  r.throttled_periods = after.cgroup.throttled_periods - before.cgroup.throttled_periods;
+  if (r.throttled_periods > 0)
+    r.reasons.push_back(
+        fmt::format("the cgroup's CPU quota ({:.2g} CPUs) throttled the run in {:.0f} of {:.0f} periods ({:.1f} s)", r.quota_cpus,
+                    r.throttled_periods, r.periods, after.cgroup.throttled_seconds - before.cgroup.throttled_seconds));
+  else if (r.quota_cpus > 0 && r.quota_cpus < threads)
+    r.reasons.push_back(fmt::format("the cgroup's CPU quota ({:.2g} CPUs) is below the {} threads the all-core rungs ran on",
+                                    r.quota_cpus, threads));
   if (threads >= 2)
     for (const auto& p : peaks)
       if (p.one_core > 0 && p.all_cores > 0 && p.all_cores < kMinAllCoreSpeedup * p.one_core)
@@ -103,7 +176,9 @@ std::vector<std::pair<std::string, std::string>> NoiseReport::context() const {
           {"noise_steal_seconds", fmt::format("{:.2f}", steal_seconds)},
           {"noise_other_share", fmt::format("{:.4f}", other_share)},
           {"noise_load_average_before", fmt::format("{:.2f}", load_before)},
-          {"noise_load_average_after", fmt::format("{:.2f}", load_after)}};
+          {"noise_load_average_after", fmt::format("{:.2f}", load_after)},
+          {"noise_cpu_quota_cpus", quota_cpus > 0 ? fmt::format("{:.3g}", quota_cpus) : "none"},
+          {"noise_throttled_periods", fmt::format("{:.0f} of {:.0f}", throttled_periods, periods)}};
 }
 
 }  // namespace ladder

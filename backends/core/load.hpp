@@ -7,12 +7,23 @@
 
 namespace ladder {
 
+// This process's cgroup's CPU limit and its throttling counters (cgroup v2's cpu.max and cpu.stat,
+// or v1's cpu.cfs_quota_us, cpu.cfs_period_us and cpu.stat), read from `cgroup_file` (the text of
+// /proc/self/cgroup) under `root` (/sys/fs/cgroup). quota_cpus 0: no quota found.
+struct CgroupCpu {
+  double quota_cpus = 0;  // quota / period
+  double periods = 0, throttled_periods = 0, throttled_seconds = 0;
+};
+CgroupCpu read_cgroup_cpu(const std::string& cgroup_file, const std::string& root);
+
 struct CpuSample {
   double wall_seconds = 0;   // steady clock
   double busy_seconds = 0;   // all CPUs: user + nice + system + irq + softirq (from /proc/stat)
   double steal_seconds = 0;  // all CPUs: time the hypervisor gave to other guests
   double self_seconds = 0;   // this process: user + system (getrusage)
   double load_average = -1;  // /proc/loadavg's one-minute figure
+  int allowed_cpus = 0;      // the CPUs this process may run on (sched_getaffinity); 0 unknown
+  CgroupCpu cgroup;          // its cgroup's CPU quota and throttling so far
 };
 CpuSample sample_cpu();
 
@@ -26,13 +37,17 @@ struct NoiseReport {
   double steal_seconds = 0;
   double other_share = 0;  // (other + steal) / (wall × logical CPUs)
   double load_before = -1, load_after = -1;
-  std::vector<std::string> reasons;  // empty: quiet
+  double quota_cpus = 0;                      // the cgroup's CPU quota (0: none)
+  double throttled_periods = 0, periods = 0;  // during the run
+  std::vector<std::string> reasons;           // empty: quiet
   bool noisy() const { return !reasons.empty(); }
   // Keys for the JSON context: noise_*.
   std::vector<std::pair<std::string, std::string>> context() const;
 };
 
-// `threads` against `logical_cpus` (oversubscription) and the two samples; `peak_pairs` are
+// `threads` against `logical_cpus` (oversubscription), against the CPUs the process may use (its
+// affinity) and its cgroup's CPU quota, and the two samples (others' time, the quota's throttling);
+// `peak_pairs` are
 // (name, one-core peak, all-core peak) per dtype measured, checked for contradiction.
 struct PeakPair {
   std::string dtype;

@@ -1,5 +1,7 @@
 #include "machine.hpp"
 
+#include <sched.h>
+
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <omp.h>
@@ -76,7 +78,7 @@ MemoryLimit tightest_memory_limit(double mem_available, double address_space_lef
   MemoryLimit limit{mem_available, "MemAvailable"};
   if (address_space_left >= 0 && address_space_left < limit.bytes)
     limit = {address_space_left, "the address-space limit (ulimit -v) less what the process maps"};
-  if (cgroup_left >= 0 && cgroup_left < limit.bytes) limit = {cgroup_left, "the cgroup's memory.max less its memory.current"};
+  if (cgroup_left >= 0 && cgroup_left < limit.bytes) limit = {cgroup_left, "the cgroup's memory limit less what it already uses"};
   return limit;
 }
 
@@ -107,9 +109,15 @@ MemoryLimit memory_limit() {
   double cgroup_left = -1;
   std::ifstream self("/proc/self/cgroup");
   for (std::string line; std::getline(self, line);) {
-    if (line.rfind("0::", 0) != 0) continue;  // cgroup v2's single hierarchy
-    const std::string dir = "/sys/fs/cgroup" + line.substr(3);
-    const double max = file_number(dir + "/memory.max"), current = file_number(dir + "/memory.current");
+    double max = -1, current = -1;
+    if (line.rfind("0::", 0) == 0) {  // cgroup v2's single hierarchy
+      const std::string dir = "/sys/fs/cgroup" + line.substr(3);
+      max = file_number(dir + "/memory.max"), current = file_number(dir + "/memory.current");
+    } else if (const auto at = line.find(":memory:"); at != std::string::npos) {  // v1's memory controller
+      const std::string dir = "/sys/fs/cgroup/memory" + line.substr(at + 8);
+      max = file_number(dir + "/memory.limit_in_bytes"), current = file_number(dir + "/memory.usage_in_bytes");
+      if (max >= 0x1p62) max = -1;  // v1 says "no limit" with a number near 2^63
+    }
     if (max >= 0) cgroup_left = std::max(0.0, max - std::max(0.0, current));
   }
   return tightest_memory_limit(static_cast<double>(memory_available_bytes()), address_space_left, cgroup_left);
@@ -124,6 +132,7 @@ MachineInfo machine_info() {
   m.isa_flags = f.flags();
   m.logical_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   m.threads = omp_get_max_threads();
+  if (cpu_set_t allowed; sched_getaffinity(0, sizeof allowed, &allowed) == 0) m.allowed_cpus = CPU_COUNT(&allowed);
   namespace fs = std::filesystem;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator("/sys/devices/system/cpu/cpu0/cache", ec)) {
@@ -165,6 +174,8 @@ std::string machine_id(const MachineInfo& info) {
   std::string slug;
   for (const auto& w : words) slug += (slug.empty() ? "" : "-") + w;
   if (slug.empty()) slug = "unknown-cpu";
+  if (info.allowed_cpus > 0 && info.allowed_cpus < info.logical_cpus)
+    return fmt::format("{}-{}c-on-{}", slug, info.logical_cpus, info.allowed_cpus);
   return fmt::format("{}-{}c", slug, info.logical_cpus);
 }
 

@@ -18,7 +18,8 @@ struct MachineInfo {
   std::string cpu_model, cpu_vendor, isa_flags;
   std::string microarchitecture;  // from cpuid: "zen4"; empty where we do not know the core
   int logical_cpus = 0;
-  int threads = 0;  // what the all-core rungs use (OpenMP's max threads)
+  int allowed_cpus = 0;  // those this process may run on (its affinity: taskset, a cpuset); 0 unknown
+  int threads = 0;       // what the all-core rungs use (OpenMP's max threads)
   std::vector<CacheLevel> caches;
   std::int64_t memory_total_bytes = 0, memory_available_bytes = 0;
   std::string os;
@@ -29,7 +30,8 @@ MachineInfo machine_info();
 // A stable, filesystem-safe name for this machine's results folder: the brand string's words
 // and the logical CPU count ("amd-epyc-9965-192-core-384c"); where the brand names no model
 // (a VM's "AMD EPYC"), the microarchitecture joins it, so that two kinds of core do not share
-// one folder ("amd-epyc-zen4-2c").
+// one folder ("amd-epyc-zen4-2c"). A run restricted to fewer CPUs than the machine has is filed
+// apart ("amd-epyc-zen4-2c-on-1"): it measured a smaller machine.
 std::string machine_id(const MachineInfo& info);
 
 // Bytes of memory available now (MemAvailable), for refusing sizes that cannot fit.

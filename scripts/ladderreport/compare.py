@@ -83,10 +83,23 @@ def seconds_text(s):
     return f"{s / 1e-9:.3g} ns"
 
 
+def noise_state(run):
+    """Whether the machine was quiet during a run, as its file says; an interrupted run (which
+    stopped before the noise was judged) or an older file says that instead of nothing."""
+    verdict = run.context.get("noise_verdict")
+    if verdict:
+        reasons = run.context.get("noise_reasons")
+        return f"{verdict}" + (f" ({reasons})" if verdict == "noisy" and reasons else "")
+    if str(run.path).endswith(".interrupted.json"):
+        return "not judged (an interrupted run: its noise was never assessed)"
+    return "not recorded (an older file)"
+
+
 def markdown(run_a, run_b, rows, geomeans, threshold):
     lines = [f"# {run_b.describe()} against {run_a.describe()}", "",
              f"Time per call, medians of the repetitions; B/A above 1 is slower. Verdicts at a threshold of "
              f"{100 * threshold:.0f}% with 95% bootstrap intervals and the Mann-Whitney U test.", "",
+             f"Machine state: A {noise_state(run_a)}; B {noise_state(run_b)}.", "",
              "| case | A | B | B/A | 95% interval | p | reps | verdict |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r["verdict"] == "failed":

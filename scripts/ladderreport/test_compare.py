@@ -62,3 +62,9 @@ def test_a_file_without_time_units_is_not_read_as_nanoseconds(tmp_path, capsys):
     assert runs.load_run(b).seconds["gemm/x/f32/n:8"] == []
     assert "is not a time; ignored" in capsys.readouterr().err
     assert runs.load_run(a).seconds["gemm/x/f32/n:8"] == [1e-3] * 3
+
+
+def test_an_interrupted_run_says_its_noise_was_never_judged(tmp_path):
+    a = synthetic_run(tmp_path / "a.json", {"gemm/x/f32/n:8": [1e-3] * 3}, "2026-01-01")
+    b = synthetic_run(tmp_path / "b.interrupted.json", {"gemm/x/f32/n:8": [1e-3] * 3}, "2026-01-02")
+    assert "B not judged (an interrupted run" in compare.markdown(runs.load_run(a), runs.load_run(b), [], {}, 0.05)
