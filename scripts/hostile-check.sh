@@ -244,6 +244,12 @@ EOF
   report_case "a context that is a list" 'd["context"] = []'
   report_case "no benchmarks key" 'del d["benchmarks"]'
   report_case "a string as benchmarks" 'd["benchmarks"] = "none"'
+  report_case "a huge integer peak" 'd["context"]["peak_f32_flops"] = 10**400'
+  report_case "5000 nested lists" 'import sys; sys.setrecursionlimit(100000); x = 1
+for _ in range(5000): x = [x]
+d["benchmarks"].append({"run_name": "gemm/x/f32/n:8", "deep": x})'
+  report_case "rates that overflow a sum" 'for b in d["benchmarks"]: b.update(flops=1.7e308, real_time=1.7e308)'
+  report_case "a huge integer peak" 'd["context"]["peak_f32_flops"] = 10**400' ladder
   report_case "no time units" 'for b in d["benchmarks"]: b.pop("time_unit", None)' "compare $newest"
   # A FIFO named like a result in the folder: read, it would never return.
   rm -rf "$work/r" && mkdir -p "$work/r/in" && cp "$newest" "$work/r/in/x.json" && mkfifo "$work/r/in/pipe.json"
@@ -259,8 +265,10 @@ EOF
   row "report.py tables --out under a file" 1 report "$work/log" $?
   (cd "$work" && "$py" "$OLDPWD/scripts/report.py" explain nosuch nvidia-t4) >"$work/log" 2>&1
   row "report.py explain nosuch nvidia-t4" 2 report "$work/log" $?
-  (cd "$work" && "$py" "$OLDPWD/scripts/report.py" explain nvidia-t4 nvidia-a100-40gb --m -5) >"$work/log" 2>&1
-  row "report.py explain --m -5" "" report "$work/log" $?
+  for bad in "--m -5" "--m 0" "--gap nan" "--gap -1"; do
+    (cd "$work" && "$py" "$OLDPWD/scripts/report.py" explain nvidia-t4 nvidia-a100-40gb $bad) >"$work/log" 2>&1
+    row "report.py explain $bad" 2 report "$work/log" $?
+  done
 fi
 
 echo

@@ -116,6 +116,26 @@ def cmd_ladder(args):
     return 0
 
 
+def positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if not 0 < value <= 10**7:
+        raise argparse.ArgumentTypeError(f"{value} is not a size from 1 to 10000000")
+    return value
+
+
+def positive_number(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not (0 < value < float("inf")):  # NaN fails this too
+        raise argparse.ArgumentTypeError(f"{text} is not a finite number above 0")
+    return value
+
+
 def positive_fraction(text):
     try:
         value = float(text)
@@ -146,11 +166,11 @@ def main(argv=None):
     p = sub.add_parser("explain", help="how much of a speed gap between machines A and B the hardware explains")
     p.add_argument("a", help="machine id (a results folder or a spec sheet), e.g. nvidia-t4")
     p.add_argument("b", help="machine id, e.g. nvidia-a100-40gb")
-    p.add_argument("--m", type=int, default=4096, help="GEMM rows (default 4096)")
-    p.add_argument("--n", type=int, help="GEMM columns (default: m)")
-    p.add_argument("--k", type=int, help="GEMM depth (default: m)")
+    p.add_argument("--m", type=positive_int, default=4096, help="GEMM rows (default 4096)")
+    p.add_argument("--n", type=positive_int, help="GEMM columns (default: m)")
+    p.add_argument("--k", type=positive_int, help="GEMM depth (default: m)")
     p.add_argument("--dtype", default="f32", choices=sorted(INPUT_BYTES), help="number format (default f32)")
-    p.add_argument("--gap", type=float, help="the speed gap measured in practice, e.g. 170")
+    p.add_argument("--gap", type=positive_number, help="the speed gap measured in practice, e.g. 170")
     p.add_argument("--model", metavar="CONFIG", help="the model at a configuration a result file ran (tiny, small, "
                    "medium, large, custom) instead of a GEMM")
     p.add_argument("paths", nargs="*", default=[], help=argparse.SUPPRESS)

@@ -29,7 +29,7 @@ def read_json(path):
     try:
         with open(path, encoding="utf-8") as f:
             return json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError) as e:  # deep nesting too
         warn(f"skipping {path}: cannot be read as JSON ({e.__class__.__name__}: {e})")
         return None
 

@@ -147,3 +147,19 @@ def test_a_fifo_named_like_a_result_is_not_read(tmp_path):
     os.mkfifo(tmp_path / "pipe.json")
     machines, _ = report.load_machines([tmp_path])  # a read of the FIFO would never return
     assert len(machines) == 1
+
+
+def test_deep_nesting_is_a_file_skipped_not_a_traceback(tmp_path, capsys):
+    shutil.copy(RESULT, tmp_path / "run.json")
+    (tmp_path / "deep.json").write_text("[" * 100000 + "]" * 100000)
+    machines, _ = report.load_machines([tmp_path])
+    assert len(machines) == 1
+    assert "deep.json: cannot be read as JSON (RecursionError" in capsys.readouterr().err
+
+
+def test_explain_refuses_sizes_and_gaps_that_are_no_numbers(capsys):
+    for bad in (["--m", "0"], ["--k", "-5"], ["--gap", "nan"], ["--gap", "-1"]):
+        with pytest.raises(SystemExit) as exit_:
+            report.main(["explain", "nvidia-t4", "nvidia-a100-40gb", *bad])
+        assert exit_.value.code == 2
+        assert "Traceback" not in capsys.readouterr().err
