@@ -52,6 +52,16 @@ void initialize_benchmark(Options& opt) {
   if (bench_argc > 1) usage_error(fmt::format("unknown Google Benchmark flag '{}'", bench_argv[1]));
 }
 
+// Each timed case's own share of others' CPU time (its noise_other_share counter), for the verdict.
+std::vector<std::pair<std::string, double>> case_noise(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
+  std::vector<std::pair<std::string, double>> shares;
+  for (const auto& run : runs)
+    if (const auto it = run.counters.find(kCaseNoiseCounter);
+        run.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration && it != run.counters.end())
+      shares.emplace_back(run.run_name.str(), it->second.value);
+  return shares;
+}
+
 // Writes the results where asked; the exit status (0, or kRunError where nothing could be written).
 int commit_results(ResultsFile* results, const Options& opt, const NoiseReport& noise) {
   if (!results) return 0;
@@ -212,7 +222,8 @@ int run(int argc, char** argv) {
   if (opt.list_tests) return 0;
 
   // Report.
-  const NoiseReport noise = assess_noise(before, sample_cpu(), machine.logical_cpus, machine.threads, peak_pairs(ceilings));
+  NoiseReport noise = assess_noise(before, sample_cpu(), machine.logical_cpus, machine.threads, peak_pairs(ceilings));
+  name_noisy_cases(noise, case_noise(reporter.runs()));
   const int status = commit_results(results.get(), opt, noise);
   print_console_reports(reporter.runs(), ceilings, noise, opt.profile);
   int failed = 0;

@@ -8,7 +8,10 @@
 #include <memory>
 #include <mutex>
 
+#include <unistd.h>
+
 #include "core/gpu_telemetry.hpp"
+#include "core/load.hpp"
 #include "core/machine.hpp"
 
 namespace ladder {
@@ -116,6 +119,8 @@ void register_cases(const std::vector<BenchmarkCase>& cases, const std::function
       telemetry::Sampler sampler;
       const bool sampled = c.on_device && telemetry::Nvml::instance().unavailable_reason().empty();
       if (sampled) sampler.start();
+      // What others took of the CPUs during this case alone: a burst the whole run's share dilutes.
+      const CpuSample before = sample_cpu();
       try {
         c.body(state);
       } catch (const std::bad_alloc&) {
@@ -123,6 +128,8 @@ void register_cases(const std::vector<BenchmarkCase>& cases, const std::function
       } catch (const std::exception& e) {
         state.SkipWithError(fmt::format("{} failed: {}", c.name, e.what()).c_str());
       }
+      static const int logical_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+      state.counters[kCaseNoiseCounter] = others_share(before, sample_cpu(), logical_cpus);
       if (sampled) set_telemetry_counters(state, sampler.stop());
       if (c.on_device) state.counters["gpu_device_index"] = selected_device();  // --device N, --device all
     });

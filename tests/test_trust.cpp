@@ -377,6 +377,19 @@ TEST(Noise, AThrottlingQuotaAndARestrictedAffinityAreNamed) {
   EXPECT_NE(pinned.reasons[0].find("could run on 1 of the 2 logical CPUs"), std::string::npos) << pinned.reasons[0];
 }
 
+// A burst during one case (35% of the CPUs for its second) is named, though the whole run read quiet.
+TEST(Noise, ABurstDuringOneCaseIsNamed) {
+  CpuSample before, after;
+  after.wall_seconds = 100;
+  after.busy_seconds = after.self_seconds = 100;
+  NoiseReport noise = assess_noise(before, after, 2, 2, {});
+  ASSERT_FALSE(noise.noisy());
+  name_noisy_cases(noise, {{"gemm/a/f32/n:8", 0.01}, {"gemm/b/f32/n:8", 0.35}, {"gemm/b/f32/n:8", 0.2}});
+  ASSERT_TRUE(noise.noisy());
+  EXPECT_NE(noise.reasons[0].find("up to 35% of the CPUs' time during 1 case(s): gemm/b/f32/n:8"), std::string::npos)
+      << noise.reasons[0];
+}
+
 // cgroup v2 (cpu.max, cpu.stat in microseconds) and v1 (cfs quota and period, cpu.stat in ns).
 TEST(Noise, TheCgroupsCpuQuotaIsReadInBothVersions) {
   namespace fs = std::filesystem;

@@ -167,6 +167,24 @@ NoiseReport assess_noise(const CpuSample& before, const CpuSample& after, int lo
   return r;
 }
 
+void name_noisy_cases(NoiseReport& noise, const std::vector<std::pair<std::string, double>>& case_shares) {
+  std::vector<std::string> named;
+  double worst = 0;
+  for (const auto& [name, share] : case_shares) {
+    if (!(share > kNoisyOtherShare)) continue;
+    worst = std::max(worst, share);
+    if (std::find(named.begin(), named.end(), name) == named.end()) named.push_back(name);
+  }
+  if (named.empty()) return;
+  std::string list;
+  for (std::size_t i = 0; i < std::min<std::size_t>(named.size(), 3); ++i) list += (i ? ", " : "") + named[i];
+  if (named.size() > 3) list += fmt::format(" and {} more", named.size() - 3);
+  noise.reasons.push_back(
+      fmt::format("other processes took up to {:.0f}% of the CPUs' time during {} case(s): {} (their "
+                  "noise_other_share counters)",
+                  100 * worst, named.size(), list));
+}
+
 std::vector<std::pair<std::string, std::string>> NoiseReport::context() const {
   std::string joined;
   for (const auto& reason : reasons) joined += (joined.empty() ? "" : "; ") + reason;

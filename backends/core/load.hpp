@@ -61,6 +61,14 @@ NoiseReport assess_noise(const CpuSample& before, const CpuSample& after, int lo
 inline constexpr double kShortestNoiseWindow = 0.5;
 double others_share(const CpuSample& before, const CpuSample& after, int logical_cpus);
 
+// Each case's own share (others_share over the case, 0 for one shorter than kShortestNoiseWindow),
+// as a counter: a burst during one case is below the whole run's threshold.
+inline constexpr const char* kCaseNoiseCounter = "noise_other_share";
+
+// Adds a reason naming the cases (name, share) during which others took more than
+// kNoisyOtherShare of the CPUs' time: a burst in one case is under the whole run's threshold.
+void name_noisy_cases(NoiseReport& noise, const std::vector<std::pair<std::string, double>>& case_shares);
+
 // The warnings known before any case runs, from samples around the ceilings' measurement (others'
 // time counts whatever this process does meanwhile): more threads than CPUs, others busy. (The
 // load average is recorded but not judged: it still carries the minute before the run, the build
