@@ -73,8 +73,12 @@ to the name in its output). Every case is verified before it is timed (GEMM agai
 reference; the other kernels by a checksum with a closed form); a case that fails is reported
 as an error and gets no speed. Before the cases, the machine's ceilings are measured (peak
 FLOP/s per dtype, read bandwidth per memory level, fixed costs) and written to the context.
-Each output is verified again after timing (the output the timed calls left, and one more call on
-a poisoned output); a rate above 1.5x the machine's measured peak is an error. The context records
+Every element is held to its own bound, not only the output's norm. Three timed calls a
+repetition, drawn at random, start from a poisoned output and are verified with timing paused;
+after timing, the output the timed calls left and one more call on a poisoned output are too; a
+rate above 1.5x the machine's measured peak is an error, and so is a small case whose calls from a
+poisoned output take over 3x its timed ones (it skipped work). A rung is listed as available only
+once its real path ran here (a GEMM at n = 64, verified). The context records
 whether the machine was quiet (noise_verdict, noise_reasons: CPU time other processes took, the
 load average, more threads than CPUs, ceilings that contradict themselves); the console says so.
 Exit status: 0 every case passed; 1 a case failed or the results could not be written; 2 bad input.
