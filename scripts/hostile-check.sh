@@ -127,11 +127,13 @@ if [ "$(id -u)" -eq 0 ]; then
   cli 2 usage "mknod null.json c 1 3; $L --sizes 8 --rungs naive --benchmark_out=null.json; s=\$?; test -c null.json && exit \$s"
 fi
 # A cgroup v1 memory limit (cgroup v2's was read before): refused before allocating, not OOM-killed.
-# Only where this run may make a v1 memory cgroup (root, a v1 hierarchy).
+# Only where this run may make a v1 memory cgroup (root, a v1 hierarchy); the program alone goes
+# into it (a script that moves itself in, then execs it), and the cgroup goes after.
 v1=/sys/fs/cgroup/memory
 if [ -w "$v1" ] && mkdir "$v1/ladderbench-hostile-$$" 2>/dev/null; then
   echo $((1 << 30)) >"$v1/ladderbench-hostile-$$/memory.limit_in_bytes"
-  cli 2 usage "echo \$\$ >'$v1/ladderbench-hostile-$$/cgroup.procs' && $L --suite gemm --rungs autovec --sizes 16000"
+  printf '#!/bin/sh\necho $$ >"$1/cgroup.procs" || exit 1\nshift\nexec "$@"\n' >"$work/in-cgroup" && chmod +x "$work/in-cgroup"
+  cli 2 usage "timeout 120 '$work/in-cgroup' '$v1/ladderbench-hostile-$$' $L --suite gemm --rungs autovec --sizes 16000"
   rmdir "$v1/ladderbench-hostile-$$" 2>/dev/null
 fi
 # An interpreter that never answers (it sleeps, or waits on its input): the Python rungs are
