@@ -116,34 +116,22 @@ def cmd_ladder(args):
     return 0
 
 
-def positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-    if not 0 < value <= 10**7:
-        raise argparse.ArgumentTypeError(f"{value} is not a size from 1 to 10000000")
-    return value
+def number_in(parse, low, high, what):
+    """An argparse type: `parse` of the text, with low < value <= high (NaN never is), else one line."""
+    def check(text):
+        try:
+            value = parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+        if not (low < value <= high):
+            raise argparse.ArgumentTypeError(f"{text} is not {what}")
+        return value
+    return check
 
 
-def positive_number(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
-    if not (0 < value < float("inf")):  # NaN fails this too
-        raise argparse.ArgumentTypeError(f"{text} is not a finite number above 0")
-    return value
-
-
-def positive_fraction(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not between 0 and 1")
-    return value
+positive_int = number_in(int, 0, 10**7, "a size from 1 to 10000000")
+positive_number = number_in(float, 0, 1e300, "a finite number above 0")
+positive_fraction = number_in(float, 0, 1 - 1e-12, "between 0 and 1")
 
 
 def main(argv=None):
