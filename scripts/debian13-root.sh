@@ -3,7 +3,7 @@
 #   scripts/debian13-root.sh ROOT 'COMMAND'
 # The root is made with debootstrap from Debian's registry the first time and kept; it is made
 # anew where scripts/setup.sh (which installs the packages, inside it) has changed since. The tree
-# goes to ROOT/src with its times kept (build/ and .venv/ there are kept too: builds are
+# goes to ROOT/src, each changed file with a new time (build/ and .venv/ there are kept: builds are
 # incremental). COMMAND runs in /src with a clean environment and LADDER_IN_DEBIAN13_ROOT=1.
 # Exit status: COMMAND's; 1 where the root cannot be made (the reason in one line).
 set -euo pipefail
@@ -33,10 +33,18 @@ mkdir -p "$root/usr/local/share/ca-certificates"
 cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/" 2>/dev/null || true
 [ -f /etc/pip.conf ] && cp /etc/pip.conf "$root/etc/pip.conf"
 
-# The tree as it is (tracked files, their times kept), beside the root's own build outputs.
+# The tree as it is (tracked files), beside the root's own build outputs: a file that differs is
+# copied with a new time, so that the build there sees it (a copy keeping an older time would not
+# be rebuilt), one that is the same is left, and one no longer tracked goes.
 mkdir -p "$root/src"
-find "$root/src" -mindepth 1 -maxdepth 1 ! -name build ! -name .venv -exec rm -rf {} +
-git ls-files -z | xargs -0 cp -p --parents -t "$root/src"
+git ls-files -z | while IFS= read -r -d '' f; do
+  if ! cmp -s "$f" "$root/src/$f"; then
+    mkdir -p "$root/src/$(dirname "$f")"
+    rm -f "$root/src/$f" && cp "$f" "$root/src/$f"
+  fi
+done
+comm -23 <(cd "$root/src" && find . \( -path ./build -o -path ./.venv \) -prune -o \( -type f -o -type l \) -print | sed 's|^\./||' | sort) \
+         <(git ls-files | sort) | (cd "$root/src" && xargs -r -d '\n' rm -f)
 
 mounted=()
 cleanup() { for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[i]}" 2>/dev/null || true; done; }
