@@ -157,30 +157,36 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
   if (const double per_call = loop_seconds / static_cast<double>(std::max<std::int64_t>(1, state.iterations()));
       !rung.self_timed && rung.threading != Threading::device && state.iterations() > 1 && per_call < 1e-3) {
     // Each call timed on its own carries the clock's cost (tens of ns, a whole n = 1 call), which
-    // is measured and taken off; a few tens of ns more are allowed, under which no skipped work shows.
-    const int calls = std::clamp(static_cast<int>(0.01 / std::max(per_call, 1e-9)), 5, 101);
-    const auto median_seconds = [calls](const auto& timed) {
-      std::vector<double> seconds;
-      for (int k = 0; k < calls; ++k) seconds.push_back(timed());
-      std::nth_element(seconds.begin(), seconds.begin() + calls / 2, seconds.end());
-      return seconds[static_cast<std::size_t>(calls / 2)];
+    // is measured and taken off; a few tens of ns more are allowed, under which no skipped work
+    // shows. The fastest of the calls counts, in two rounds: a lazy kernel's every call computes,
+    // while on a busy machine a woken thread pool or a preemption slows some calls by milliseconds
+    // (onednn-bf16 at n = 32 read 8 ms against 0.8 ms, its median, with 47% of the CPUs taken).
+    const int calls = std::clamp(static_cast<int>(0.01 / std::max(per_call, 1e-9)), 11, 101);
+    const auto fastest_seconds = [calls](const auto& timed) {
+      double fastest = std::numeric_limits<double>::infinity();
+      for (int k = 0; k < calls; ++k) fastest = std::min(fastest, timed());
+      return fastest;
     };
-    const double clock_cost = median_seconds([] {
+    const double clock_cost = fastest_seconds([] {
       const auto t0 = std::chrono::steady_clock::now();
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     });
-    const double honest = median_seconds([&] {
-                            poison();
-                            const auto t0 = std::chrono::steady_clock::now();
-                            kernel->run();
-                            benchmark::ClobberMemory();
-                            return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                          }) -
-                          clock_cost;
+    const auto honest_call = [&] {
+      poison();
+      const auto t0 = std::chrono::steady_clock::now();
+      kernel->run();
+      benchmark::ClobberMemory();
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    double honest = 0;
+    for (int round = 0; round < 2; ++round) {
+      honest = fastest_seconds(honest_call) - clock_cost;
+      if (honest <= kLazyFactor * per_call + kLazySlackSeconds) break;
+    }
     if (honest > kLazyFactor * per_call + kLazySlackSeconds) {
-      state.SkipWithError(fmt::format("a call from a poisoned C took {:.3g} us, the timed calls {:.3g} us each: it skips "
-                                      "work when its output already looks done",
-                                      honest * 1e6, per_call * 1e6)
+      state.SkipWithError(fmt::format("the fastest of {} calls from a poisoned C took {:.3g} us, the timed calls {:.3g} us "
+                                      "each: it skips work when its output already looks done",
+                                      calls, honest * 1e6, per_call * 1e6)
                               .c_str());
       return;
     }
