@@ -149,7 +149,12 @@ TEST_F(SmokeRun, EveryCaseHasItsSuitesCountersAndNoError) {
     const std::string rung = name.substr(suite.size() + 1, name.find('/', suite.size() + 1) - suite.size() - 1);
     suites.insert(suite);
     ASSERT_TRUE(kCounters.count(suite)) << name;
-    for (const char* counter : kCounters.at(suite)) EXPECT_TRUE(b.contains(counter)) << name << " lacks " << counter;
+    for (const char* counter : kCounters.at(suite)) {
+      // The compiled backends' kernels span several operations: their pass is split by kind of
+      // kernel, not by operation (seen on Debian 13, whose PyTorch compiles).
+      if (rung.rfind("torch-compile", 0) == 0 && std::string(counter).rfind("op/", 0) == 0) continue;
+      EXPECT_TRUE(b.contains(counter)) << name << " lacks " << counter;
+    }
     EXPECT_GT(b["iterations"].get<double>(), 0) << name;
     if (suite == "gemm") {
       gemm_rungs.insert(rung);
