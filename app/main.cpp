@@ -3,8 +3,6 @@
 // Parse, select, budget, run, report; the suites themselves are known only through suites().
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
-#include <omp.h>
-#include <sched.h>
 
 #include <algorithm>
 #include <chrono>
@@ -130,15 +128,14 @@ int run(int argc, char** argv) {
     return run_on_every_device(std::vector<std::string>(argv + 1, argv + argc), devices);
   }
   if (auto error = max_isa_error(); !error.empty()) usage_error(error);
+  const MachineInfo machine = machine_info();
   // A deliberate oversubscription is measured and named (noise_reasons); a count far past the
   // CPUs only stalls the probes for minutes, or crashes OpenMP's runtime (100000).
-  if (cpu_set_t allowed; sched_getaffinity(0, sizeof allowed, &allowed) == 0)
-    if (const int cpus = CPU_COUNT(&allowed); omp_get_max_threads() > kMostThreadsPerCpu * cpus)
-      usage_error(
-          fmt::format("{} threads (OMP_NUM_THREADS) on the {} logical CPUs this process may use: at most {} x as "
-                      "many are run",
-                      omp_get_max_threads(), cpus, kMostThreadsPerCpu));
-  const MachineInfo machine = machine_info();
+  if (machine.allowed_cpus > 0 && machine.threads > kMostThreadsPerCpu * machine.allowed_cpus)
+    usage_error(
+        fmt::format("{} threads (OMP_NUM_THREADS) on the {} logical CPUs this process may use: at most {} x as "
+                    "many are run",
+                    machine.threads, machine.allowed_cpus, kMostThreadsPerCpu));
   if (opt.print_machine_id) {
     fmt::print("{}\n", machine_id(machine));
     return 0;

@@ -31,11 +31,13 @@ namespace {
 // Why nothing is left to run, where a rung or a whole suite cannot run on this machine.
 [[noreturn]] void refuse_empty_run(const Options& options) {
   for (const auto& name : options.rungs)
-    for (const Suite& suite : suites())  // the selected suites' rung of that name (gemm and model share some)
-      for (const SuiteRung& rung : suite_selected(options, suite) ? suite.rungs() : std::vector<SuiteRung>{})
+    for (const Suite& suite : suites()) {
+      if (!suite_selected(options, suite)) continue;  // gemm and model share rung names, not reasons
+      for (const SuiteRung& rung : suite.rungs())
         if (rung.name == name)
           if (const std::string reason = rung.unavailable_reason(); !reason.empty())
             usage_error(fmt::format("no case to run: {} is unavailable: {}", name, reason));
+    }
   for (const Suite& suite : suites()) {
     if (!suite_selected(options, suite) || options.suites.size() != 1) continue;
     const auto rungs = suite.rungs();

@@ -3,6 +3,7 @@
 // tight limits, a busy machine).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -293,7 +294,10 @@ TEST_F(TrustCli, AnInterruptedRunKeepsWhatItMeasured) {
 
 // Item 14: more threads than cores is named on the console and in the JSON.
 TEST_F(TrustCli, OversubscribedThreadsAreNamed) {
-  const unsigned cores = std::thread::hardware_concurrency();
+  // The CPUs this process may run on (a CI container's cpuset may hold fewer than the machine has).
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  const auto cores = static_cast<unsigned>(CPU_COUNT(&allowed));
   const Result r =
       shell(fmt::format("OMP_NUM_THREADS={} {} --profile smoke --suite gemm --rungs naive "
                         "--benchmark_min_time=0.001 --benchmark_out='{}'",

@@ -12,16 +12,21 @@
 
 namespace ladder {
 
-namespace {
-
-double number_in(const std::string& path, double fallback = -1) {
+double file_number(const std::string& path) {
   std::ifstream in(path);
-  double value = fallback;
-  if (!(in >> value)) return fallback;
-  return value;
+  std::string text;
+  if (!(in >> text) || text == "max") return -1;
+  try {
+    return std::stod(text);
+  } catch (...) {
+    return -1;
+  }
 }
 
-}  // namespace
+int allowed_cpu_count() {
+  cpu_set_t allowed;
+  return sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 0;
+}
 
 CgroupCpu read_cgroup_cpu(const std::string& cgroup_file, const std::string& root) {
   CgroupCpu c;
@@ -54,7 +59,7 @@ CgroupCpu read_cgroup_cpu(const std::string& cgroup_file, const std::string& roo
       std::string quota;
       double period = 0;
       if (max >> quota >> period && quota != "max" && period > 0) c.quota_cpus = std::stod(quota) / period;
-    } else if (const double quota = number_in(dir + "/cpu.cfs_quota_us"), period = number_in(dir + "/cpu.cfs_period_us");
+    } else if (const double quota = file_number(dir + "/cpu.cfs_quota_us"), period = file_number(dir + "/cpu.cfs_period_us");
                quota > 0 && period > 0) {
       c.quota_cpus = quota / period;
     }
@@ -85,7 +90,7 @@ CpuSample sample_cpu() {
   }
   std::ifstream load("/proc/loadavg");
   if (!(load >> s.load_average)) s.load_average = -1;
-  if (cpu_set_t allowed; sched_getaffinity(0, sizeof allowed, &allowed) == 0) s.allowed_cpus = CPU_COUNT(&allowed);
+  s.allowed_cpus = allowed_cpu_count();
   std::ifstream cgroup("/proc/self/cgroup");
   std::stringstream text;
   text << cgroup.rdbuf();
@@ -99,6 +104,11 @@ namespace {
 double others_busy(const CpuSample& before, const CpuSample& after) {
   return std::max(0.0, (after.busy_seconds - before.busy_seconds) - (after.self_seconds - before.self_seconds));
 }
+// The CPUs the threads can share: those of the process's affinity where it was read, else all.
+int usable_cpus(const CpuSample& sample, int logical_cpus) {
+  return sample.allowed_cpus > 0 ? std::min(sample.allowed_cpus, logical_cpus) : logical_cpus;
+}
+
 double stolen(const CpuSample& before, const CpuSample& after) {
   return std::max(0.0, after.steal_seconds - before.steal_seconds);
 }
@@ -114,9 +124,9 @@ double others_share(const CpuSample& before, const CpuSample& after, int logical
 
 std::vector<std::string> startup_noise_warnings(const CpuSample& before, const CpuSample& after, int logical_cpus, int threads) {
   std::vector<std::string> warnings;
-  if (threads > logical_cpus)
+  if (const int usable = usable_cpus(after, logical_cpus); threads > usable)
     warnings.push_back(fmt::format("{} threads on {} logical CPUs (OMP_NUM_THREADS?): the all-core rungs oversubscribe the cores",
-                                   threads, logical_cpus));
+                                   threads, usable));
   if (const double share = others_share(before, after, logical_cpus); share > kNoisyOtherShare)
     warnings.push_back(
         fmt::format("other processes took {:.0f}% of the CPUs' time while the ceilings were measured: the "
@@ -139,9 +149,9 @@ NoiseReport assess_noise(const CpuSample& before, const CpuSample& after, int lo
         fmt::format("other processes (or the hypervisor) took {:.0f}% of the CPUs' time during the run "
                     "({:.1f} s busy, {:.1f} s stolen, over {:.0f} s on {} CPUs)",
                     100 * r.other_share, r.other_cpu_seconds, r.steal_seconds, wall, logical_cpus));
-  if (threads > logical_cpus)
+  if (const int usable = usable_cpus(after, logical_cpus); threads > usable)
     r.reasons.push_back(
-        fmt::format("{} threads on {} logical CPUs: the all-core rungs oversubscribed the cores", threads, logical_cpus));
+        fmt::format("{} threads on {} logical CPUs: the all-core rungs oversubscribed the cores", threads, usable));
   if (after.allowed_cpus > 0 && after.allowed_cpus < logical_cpus)
     r.reasons.push_back(
         fmt::format("the process could run on {} of the {} logical CPUs (its affinity: taskset, a cpuset): "

@@ -16,6 +16,12 @@ struct CgroupCpu {
 };
 CgroupCpu read_cgroup_cpu(const std::string& cgroup_file, const std::string& root);
 
+// A number from a one-line file (a cgroup's); -1 where it is absent, not a number or "max".
+double file_number(const std::string& path);
+
+// The CPUs this process may run on (its affinity: taskset, a cpuset); 0 where it cannot be read.
+int allowed_cpu_count();
+
 struct CpuSample {
   double wall_seconds = 0;   // steady clock
   double busy_seconds = 0;   // all CPUs: user + nice + system + irq + softirq (from /proc/stat)

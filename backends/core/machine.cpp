@@ -1,7 +1,5 @@
 #include "machine.hpp"
 
-#include <sched.h>
-
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <omp.h>
@@ -16,6 +14,7 @@
 
 #include "build_info.hpp"  // generated at configure time
 #include "cpu_features.hpp"
+#include "load.hpp"
 #include "git_sha.hpp"  // generated at build time
 
 namespace ladder {
@@ -82,22 +81,6 @@ MemoryLimit tightest_memory_limit(double mem_available, double address_space_lef
   return limit;
 }
 
-namespace {
-
-// A number from a one-line file (cgroup v2); -1 where it is absent or "max".
-double file_number(const std::string& path) {
-  std::ifstream in(path);
-  std::string text;
-  if (!(in >> text) || text == "max") return -1;
-  try {
-    return std::stod(text);
-  } catch (...) {
-    return -1;
-  }
-}
-
-}  // namespace
-
 MemoryLimit memory_limit() {
   double address_space_left = -1;
   if (rlimit r{}; getrlimit(RLIMIT_AS, &r) == 0 && r.rlim_cur != RLIM_INFINITY) {
@@ -132,7 +115,7 @@ MachineInfo machine_info() {
   m.isa_flags = f.flags();
   m.logical_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   m.threads = omp_get_max_threads();
-  if (cpu_set_t allowed; sched_getaffinity(0, sizeof allowed, &allowed) == 0) m.allowed_cpus = CPU_COUNT(&allowed);
+  m.allowed_cpus = allowed_cpu_count();
   namespace fs = std::filesystem;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator("/sys/devices/system/cpu/cpu0/cache", ec)) {
