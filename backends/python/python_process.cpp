@@ -30,6 +30,8 @@ std::vector<std::string> pythons_on_path() {
   return found;
 }
 
+bool ran_past_limit(int status) { return WIFEXITED(status) && (WEXITSTATUS(status) == 124 || WEXITSTATUS(status) == 137); }
+
 std::string shell_quote(const std::string& text) {
   std::string out = "'";
   for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
@@ -55,7 +57,7 @@ std::string python_with(const std::string& probe) {
       chosen = python;
       break;
     }
-    if (WIFEXITED(status) && (WEXITSTATUS(status) == 124 || WEXITSTATUS(status) == 137)) silent.insert(python);
+    if (ran_past_limit(status)) silent.insert(python);
   }
   return found[probe] = chosen;
 }
@@ -94,8 +96,7 @@ std::vector<std::string> python_probe(const std::string& python, const std::stri
     if (!line.empty()) (line == "ok" || line.rfind("unavailable ", 0) == 0 ? said : other).push_back(line);
     start = end + 1;
   }
-  const bool timed_out = WIFEXITED(status) && (WEXITSTATUS(status) == 124 || WEXITSTATUS(status) == 137);
-  const std::string unanswered = timed_out       ? name + ".py ran past its limit of " + std::to_string(seconds) + " s"
+  const std::string unanswered = ran_past_limit(status) ? name + ".py ran past its limit of " + std::to_string(seconds) + " s"
                                  : other.empty() ? name + ".py ended (status " + std::to_string(status) + ") and said nothing"
                                                  : other.back();
   std::vector<std::string> reasons;

@@ -12,6 +12,9 @@
 
 namespace ladder {
 
+// Whether a `timeout` command's status says it ran past its limit (124, or 137 after the KILL).
+bool ran_past_limit(int status);
+
 // LADDER_PYTHON alone where set; else every python3 on PATH, in PATH's order.
 std::vector<std::string> pythons_on_path();
 

@@ -63,7 +63,7 @@ class PythonKernel final : public GemmKernel {
     char line[128] = {};
     bool got_line = std::fgets(line, sizeof line, pipe) != nullptr;
     int status = pclose(pipe);
-    if (WIFEXITED(status) && (WEXITSTATUS(status) == 124 || WEXITSTATUS(status) == 137))
+    if (ran_past_limit(status))
       throw std::runtime_error(python_ + " matmul.py did not finish within " + std::to_string(limit) + " s");
     if (!got_line || status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
       throw std::runtime_error(python_ + " matmul.py failed (exit status " + std::to_string(status) + ")");
