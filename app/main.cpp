@@ -50,14 +50,17 @@ void initialize_benchmark(Options& opt) {
   if (bench_argc > 1) usage_error(fmt::format("unknown Google Benchmark flag '{}'", bench_argv[1]));
 }
 
-// Each timed case's own share of others' CPU time (its noise_other_share counter), for the verdict.
-std::vector<std::pair<std::string, double>> case_noise(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
-  std::vector<std::pair<std::string, double>> shares;
-  for (const auto& run : runs)
-    if (const auto it = run.counters.find(kCaseNoiseCounter);
-        run.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration && it != run.counters.end())
-      shares.emplace_back(run.run_name.str(), it->second.value);
-  return shares;
+// Each timed case's own noise counters, for the verdict.
+std::vector<CaseNoise> case_noise(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
+  std::vector<CaseNoise> cases;
+  for (const auto& run : runs) {
+    if (run.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration) continue;
+    CaseNoise c{run.run_name.str()};
+    if (const auto it = run.counters.find(kCaseNoiseCounter); it != run.counters.end()) c.other_share = it->second.value;
+    if (const auto it = run.counters.find(kCaseThrottledCounter); it != run.counters.end()) c.throttled_share = it->second.value;
+    cases.push_back(std::move(c));
+  }
+  return cases;
 }
 
 // Writes the results where asked; the exit status (0, or kRunError where nothing could be written).
@@ -204,13 +207,23 @@ int run(int argc, char** argv) {
     benchmark::AddCustomContext("repetitions", policy.describe());
     if (results) results->merge_rounds();
   }
+  CollectingReporter reporter;
+  if (results)
+    results->set_interim_context([&] {
+      NoiseReport noise = assess_noise(before, sample_cpu(), machine.logical_cpus, machine.threads, peak_pairs(ceilings));
+      const std::vector<CaseNoise> measured = case_noise(reporter.runs());
+      name_noisy_cases(noise, measured);
+      auto keys = noise.context();
+      keys.emplace_back("noise_scope",
+                        fmt::format("judged over the {} timed run(s) measured before the run was interrupted", measured.size()));
+      return keys;
+    });
   register_cases(
       cases,
       [&started, total](const BenchmarkCase& c) {
         std::fprintf(stderr, "[%d/%d] %s: verifying and timing\n", ++started, total, c.name.c_str());
       },
       opt.adaptive ? policy.floor : 0);
-  CollectingReporter reporter;
   const auto first_round_start = std::chrono::steady_clock::now();
   benchmark::RunSpecifiedBenchmarks(&reporter, results.get());
   if (opt.adaptive && !opt.list_tests)

@@ -22,6 +22,8 @@ namespace {
 constexpr std::string_view kJsonClosing = "\n  ]\n}\n";
 // Where Google Benchmark's JSON closes its context and opens the list of benchmarks.
 constexpr std::string_view kContextEnd = "\n  },\n  \"benchmarks\": [";
+// Room in an unfinished file's context for the keys an interrupted run carries (the noise verdict).
+constexpr std::size_t kInterimRoom = 4096;
 
 bool write_all(int fd, const char* data, std::size_t size) {
   while (size > 0) {
@@ -259,23 +261,28 @@ bool ResultsFile::ReportContext(const Context& context) {
   if (context_reported_) return true;
   context_reported_ = true;
   const bool ok = inner_->ReportContext(context);
-  append_new_output();
+  const std::string piece = valid_utf8(buffer_.str());
+  buffer_.str("");
+  text_ += piece;
+  // Only the partial file gets the room (spaces, which JSON allows there); text_ stays the document.
+  if (const std::size_t at = piece.find(kContextEnd); interim_ && format_ == ResultsFormat::json && at != std::string::npos) {
+    interim_offset_ = static_cast<off_t>(at);
+    write_piece(piece.substr(0, at) + std::string(kInterimRoom, ' ') + piece.substr(at));
+    write_interim_context();
+  } else {
+    write_piece(piece);
+  }
   g_interrupt.has_context = 1;
   return ok;
 }
 
 void ResultsFile::ReportRuns(const std::vector<Run>& runs) {
-  if (!merge_rounds_) {
-    inner_->ReportRuns(runs);
-    runs_reported_ += static_cast<int>(runs.size());
-    append_new_output();
-    return;
-  }
-  const std::vector<Run> repetitions = numbering_.repetitions(runs);
-  if (repetitions.empty()) return;
-  inner_->ReportRuns(repetitions);
-  runs_reported_ += static_cast<int>(repetitions.size());
+  const std::vector<Run> reported = merge_rounds_ ? numbering_.repetitions(runs) : runs;
+  if (reported.empty()) return;
+  inner_->ReportRuns(reported);
+  runs_reported_ += static_cast<int>(reported.size());
   append_new_output();
+  write_interim_context();
 }
 
 void ResultsFile::report_merged_aggregates(const std::vector<Run>& aggregates) {
@@ -292,6 +299,10 @@ void ResultsFile::append_new_output() {
   const std::string piece = valid_utf8(buffer_.str());
   buffer_.str("");
   text_ += piece;
+  write_piece(piece);
+}
+
+void ResultsFile::write_piece(const std::string& piece) {
   if (partial_fd_ < 0 || partial_failed_ || piece.empty()) return;
   const sigset_t set = interrupt_set();
   sigset_t previous;
@@ -304,6 +315,34 @@ void ResultsFile::append_new_output() {
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
+// The interim keys overwrite the room kept in the partial file's context, padded with spaces; a
+// text too long for the room loses the end of its longest value, never the JSON's shape.
+void ResultsFile::write_interim_context() {
+  if (interim_offset_ < 0 || partial_fd_ < 0 || partial_failed_) return;
+  ContextKeys keys = interim_();
+  std::string text;
+  for (;;) {
+    text.clear();
+    for (const auto& [key, value] : keys)
+      text += fmt::format(",\n    {}: {}", nlohmann::json(key).dump(),
+                          nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (text.size() <= kInterimRoom || keys.empty()) break;
+    auto longest = std::max_element(keys.begin(), keys.end(),
+                                    [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+    if (longest->second.size() <= 3) break;
+    const std::size_t cut = std::min(longest->second.size(), text.size() - kInterimRoom + 8);
+    longest->second = valid_utf8(longest->second.substr(0, longest->second.size() - cut)) + "...";
+  }
+  if (text.size() > kInterimRoom) return;
+  text.resize(kInterimRoom, ' ');
+  const sigset_t set = interrupt_set();
+  sigset_t previous;
+  pthread_sigmask(SIG_BLOCK, &set, &previous);
+  // A failed write leaves the room's spaces (or an earlier case's keys): still valid JSON.
+  (void)!::pwrite(partial_fd_, text.data(), text.size(), interim_offset_);
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+}
+
 void ResultsFile::discard() {
   g_interrupt.fd = -1;
   if (partial_fd_ >= 0) ::close(partial_fd_);
@@ -311,7 +350,7 @@ void ResultsFile::discard() {
   ::unlink(partial_path_.c_str());
 }
 
-std::string ResultsFile::commit(const std::vector<std::pair<std::string, std::string>>& late_context) {
+std::string ResultsFile::commit(const ContextKeys& late_context) {
   inner_->Finalize();
   text_ += valid_utf8(buffer_.str());  // what Finalize wrote
   buffer_.str("");

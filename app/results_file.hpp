@@ -2,7 +2,8 @@
 // overwritten by something worse.
 //  - While the run goes on, each case's figures are appended to a private file next to the
 //    target (`<out>.<random>.partial`, one per run); on SIGINT or SIGTERM it is closed as valid
-//    JSON and renamed `<out>.interrupted.json`, and the console says so.
+//    JSON and renamed `<out>.interrupted.json`, and the console says so. Its context keeps room
+//    for what the end would have added (the noise verdict), rewritten after each case.
 //  - At the end the whole is written to another private file, every write and the close checked,
 //    fsync'ed, parsed back, and only then renamed over the target. A run that measured nothing
 //    writes nothing. Where the final write fails (a full disk), the target keeps what it had and
@@ -11,6 +12,7 @@
 #include <sys/types.h>
 #include <benchmark/benchmark.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -47,13 +49,18 @@ class ResultsFile : public benchmark::BenchmarkReporter {
   void merge_rounds() { merge_rounds_ = true; }
   void report_merged_aggregates(const std::vector<Run>& aggregates);
 
+  // What an interrupted run's file should carry in its context (JSON only): asked after each
+  // case, written into room kept in the partial file's context; a finished run gets commit()'s.
+  using ContextKeys = std::vector<std::pair<std::string, std::string>>;
+  void set_interim_context(std::function<ContextKeys()> interim) { interim_ = std::move(interim); }
+
   // Runs that reached the file (repetitions and aggregates included).
   int runs_reported() const { return runs_reported_; }
 
   // Writes the finished file, with `late_context` (what is known only at the end of the run)
   // added to the JSON's context. Returns an empty string, or one line saying what went wrong and
   // where the figures are.
-  std::string commit(const std::vector<std::pair<std::string, std::string>>& late_context);
+  std::string commit(const ContextKeys& late_context);
   // A run that measured nothing: the partial file goes, the target is left as it was.
   void discard();
 
@@ -62,6 +69,8 @@ class ResultsFile : public benchmark::BenchmarkReporter {
 
  private:
   void append_new_output();
+  void write_piece(const std::string& piece);
+  void write_interim_context();
 
   std::string path_, partial_path_;
   ResultsFormat format_;
@@ -77,6 +86,8 @@ class ResultsFile : public benchmark::BenchmarkReporter {
   RoundNumbering numbering_;
   bool partial_failed_ = false;
   int runs_reported_ = 0;
+  std::function<ContextKeys()> interim_;
+  off_t interim_offset_ = -1;  // where the room for the interim context starts in the partial file
 };
 
 // Adds keys to a Google Benchmark JSON document's context; returns the document, or nothing

@@ -129,7 +129,9 @@ void register_cases(const std::vector<BenchmarkCase>& cases, const std::function
         state.SkipWithError(fmt::format("{} failed: {}", c.name, e.what()).c_str());
       }
       static const int logical_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-      state.counters[kCaseNoiseCounter] = others_share(before, sample_cpu(), logical_cpus);
+      const CpuSample after = sample_cpu();
+      state.counters[kCaseNoiseCounter] = others_share(before, after, logical_cpus);
+      if (after.cgroup.quota_cpus > 0) state.counters[kCaseThrottledCounter] = throttled_share(before, after);
       if (sampled) set_telemetry_counters(state, sampler.stop());
       if (c.on_device) state.counters["gpu_device_index"] = selected_device();  // --device N, --device all
     });

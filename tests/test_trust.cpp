@@ -390,6 +390,22 @@ TEST(Noise, ABurstDuringOneCaseIsNamed) {
       << noise.reasons[0];
 }
 
+// Which cases a CPU quota throttled, from each case's own samples of the cgroup's counters.
+TEST(Noise, TheCasesAQuotaThrottledAreNamed) {
+  CpuSample before, after;
+  before.cgroup = {1.0, 1000, 10, 0.5};
+  after.cgroup = {1.0, 1040, 40, 3.5};
+  EXPECT_DOUBLE_EQ(throttled_share(before, after), 0.75);
+  EXPECT_DOUBLE_EQ(throttled_share(before, before), 0);  // no period ended: nothing to say
+  NoiseReport noise;
+  name_noisy_cases(noise, {{"gemm/a/f32/n:8", 0, 0}, {"gemm/openblas/f32/n:1024", 0, 0.75}, {"gemm/avx512/f32/n:1024", 0, 0.5}});
+  ASSERT_EQ(noise.reasons.size(), 1u);
+  EXPECT_NE(
+      noise.reasons[0].find("throttled up to 75% of the periods of 2 case(s): gemm/openblas/f32/n:1024, gemm/avx512/f32/n:1024"),
+      std::string::npos)
+      << noise.reasons[0];
+}
+
 // cgroup v2 (cpu.max, cpu.stat in microseconds) and v1 (cfs quota and period, cpu.stat in ns).
 TEST(Noise, TheCgroupsCpuQuotaIsReadInBothVersions) {
   namespace fs = std::filesystem;

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -288,6 +289,13 @@ TEST_F(TrustCli, AnInterruptedRunKeepsWhatItMeasured) {
   const auto doc = nlohmann::json::parse(in, nullptr, false);
   ASSERT_FALSE(doc.is_discarded());
   EXPECT_GE(doc["benchmarks"].size(), 2u);
+  // Its noise judged as far as it went (trust, second round, point 21): each key once.
+  const auto& context = doc["context"];
+  EXPECT_TRUE(context["noise_verdict"] == "quiet" || context["noise_verdict"] == "noisy") << context.dump();
+  EXPECT_NE(context.value("noise_scope", "").find("measured before the run was interrupted"), std::string::npos);
+  std::ifstream raw(interrupted);
+  const std::string text{std::istreambuf_iterator<char>(raw), std::istreambuf_iterator<char>()};
+  EXPECT_EQ(text.find("\"noise_verdict\""), text.rfind("\"noise_verdict\""));
   EXPECT_EQ(content(), kGood);
   for (const auto& name : leftovers()) EXPECT_EQ(name, "results.interrupted.json");
 }

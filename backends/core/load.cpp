@@ -177,22 +177,49 @@ NoiseReport assess_noise(const CpuSample& before, const CpuSample& after, int lo
   return r;
 }
 
-void name_noisy_cases(NoiseReport& noise, const std::vector<std::pair<std::string, double>>& case_shares) {
-  std::vector<std::string> named;
-  double worst = 0;
-  for (const auto& [name, share] : case_shares) {
-    if (!(share > kNoisyOtherShare)) continue;
-    worst = std::max(worst, share);
-    if (std::find(named.begin(), named.end(), name) == named.end()) named.push_back(name);
-  }
-  if (named.empty()) return;
+double throttled_share(const CpuSample& before, const CpuSample& after) {
+  const double periods = after.cgroup.periods - before.cgroup.periods;
+  return periods > 0 ? std::max(0.0, after.cgroup.throttled_periods - before.cgroup.throttled_periods) / periods : 0;
+}
+
+namespace {
+
+// "a, b, c and 2 more": the first three names, each once.
+std::string some_names(const std::vector<std::string>& names) {
   std::string list;
-  for (std::size_t i = 0; i < std::min<std::size_t>(named.size(), 3); ++i) list += (i ? ", " : "") + named[i];
-  if (named.size() > 3) list += fmt::format(" and {} more", named.size() - 3);
-  noise.reasons.push_back(
-      fmt::format("other processes took up to {:.0f}% of the CPUs' time during {} case(s): {} (their "
-                  "noise_other_share counters)",
-                  100 * worst, named.size(), list));
+  for (std::size_t i = 0; i < std::min<std::size_t>(names.size(), 3); ++i) list += (i ? ", " : "") + names[i];
+  if (names.size() > 3) list += fmt::format(" and {} more", names.size() - 3);
+  return list;
+}
+
+void add_once(std::vector<std::string>& names, const std::string& name) {
+  if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+}
+
+}  // namespace
+
+void name_noisy_cases(NoiseReport& noise, const std::vector<CaseNoise>& cases) {
+  std::vector<std::string> busy, throttled;
+  double worst_busy = 0, worst_throttled = 0;
+  for (const CaseNoise& c : cases) {
+    if (c.other_share > kNoisyOtherShare) {
+      worst_busy = std::max(worst_busy, c.other_share);
+      add_once(busy, c.name);
+    }
+    if (c.throttled_share > 0) {
+      worst_throttled = std::max(worst_throttled, c.throttled_share);
+      add_once(throttled, c.name);
+    }
+  }
+  if (!busy.empty())
+    noise.reasons.push_back(
+        fmt::format("other processes took up to {:.0f}% of the CPUs' time during {} case(s): {} (their "
+                    "noise_other_share counters)",
+                    100 * worst_busy, busy.size(), some_names(busy)));
+  if (!throttled.empty())
+    noise.reasons.push_back(fmt::format(
+        "the cgroup's CPU quota throttled up to {:.0f}% of the periods of {} case(s): {} (their noise_throttled_share counters)",
+        100 * worst_throttled, throttled.size(), some_names(throttled)));
 }
 
 std::vector<std::pair<std::string, std::string>> NoiseReport::context() const {

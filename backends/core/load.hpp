@@ -67,13 +67,23 @@ NoiseReport assess_noise(const CpuSample& before, const CpuSample& after, int lo
 inline constexpr double kShortestNoiseWindow = 0.5;
 double others_share(const CpuSample& before, const CpuSample& after, int logical_cpus);
 
-// Each case's own share (others_share over the case, 0 for one shorter than kShortestNoiseWindow),
-// as a counter: a burst during one case is below the whole run's threshold.
-inline constexpr const char* kCaseNoiseCounter = "noise_other_share";
+// The share of the cgroup's CPU periods between two samples in which its quota throttled the
+// process; 0 without a quota, or where no period ended between them.
+double throttled_share(const CpuSample& before, const CpuSample& after);
 
-// Adds a reason naming the cases (name, share) during which others took more than
-// kNoisyOtherShare of the CPUs' time: a burst in one case is under the whole run's threshold.
-void name_noisy_cases(NoiseReport& noise, const std::vector<std::pair<std::string, double>>& case_shares);
+// Each case's own shares, as counters: others_share over the case (0 for one shorter than
+// kShortestNoiseWindow; a burst during one case is below the whole run's threshold) and
+// throttled_share (which cases a quota slowed, not only that it slowed the run).
+inline constexpr const char* kCaseNoiseCounter = "noise_other_share";
+inline constexpr const char* kCaseThrottledCounter = "noise_throttled_share";
+struct CaseNoise {
+  std::string name;
+  double other_share = 0, throttled_share = 0;
+};
+
+// Adds a reason naming the cases during which others took more than kNoisyOtherShare of the CPUs'
+// time, and one naming the cases the cgroup's quota throttled.
+void name_noisy_cases(NoiseReport& noise, const std::vector<CaseNoise>& cases);
 
 // The warnings known before any case runs, from samples around the ceilings' measurement (others'
 // time counts whatever this process does meanwhile): more threads than CPUs, others busy. (The

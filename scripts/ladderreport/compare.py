@@ -84,12 +84,15 @@ def seconds_text(s):
 
 
 def noise_state(run):
-    """Whether the machine was quiet during a run, as its file says; an interrupted run (which
-    stopped before the noise was judged) or an older file says that instead of nothing."""
+    """Whether the machine was quiet during a run, as its file says, with how far an interrupted
+    run's verdict reaches; an older file (or an interrupted one from before interrupted runs were
+    judged) says that instead of nothing."""
     verdict = run.context.get("noise_verdict")
     if verdict:
         reasons = run.context.get("noise_reasons")
-        return f"{verdict}" + (f" ({reasons})" if verdict == "noisy" and reasons else "")
+        scope = run.context.get("noise_scope")
+        return (f"{verdict}" + (f" ({reasons})" if verdict == "noisy" and reasons else "")
+                + (f", {scope}" if scope else ""))
     if str(run.path).endswith(".interrupted.json"):
         return "not judged (an interrupted run: its noise was never assessed)"
     return "not recorded (an older file)"

@@ -68,3 +68,16 @@ def test_an_interrupted_run_says_its_noise_was_never_judged(tmp_path):
     a = synthetic_run(tmp_path / "a.json", {"gemm/x/f32/n:8": [1e-3] * 3}, "2026-01-01")
     b = synthetic_run(tmp_path / "b.interrupted.json", {"gemm/x/f32/n:8": [1e-3] * 3}, "2026-01-02")
     assert "B not judged (an interrupted run" in compare.markdown(runs.load_run(a), runs.load_run(b), [], {}, 0.05)
+
+
+def test_an_interrupted_run_judged_as_far_as_it_went_says_so(tmp_path):
+    import json
+    a = synthetic_run(tmp_path / "a.json", {"gemm/x/f32/n:8": [1e-3] * 3}, "2026-01-01")
+    b = synthetic_run(tmp_path / "b.interrupted.json", {"gemm/x/f32/n:8": [1e-3] * 3}, "2026-01-02")
+    doc = json.loads(b.read_text())
+    doc["context"].update(noise_verdict="noisy", noise_reasons="the cgroup's CPU quota throttled 1 case(s): x",
+                          noise_scope="judged over the 3 timed run(s) measured before the run was interrupted")
+    b.write_text(json.dumps(doc))
+    text = compare.markdown(runs.load_run(a), runs.load_run(b), [], {}, 0.05)
+    assert ("B noisy (the cgroup's CPU quota throttled 1 case(s): x), judged over the 3 timed run(s) measured before "
+            "the run was interrupted") in text
