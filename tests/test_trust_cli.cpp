@@ -127,6 +127,24 @@ TEST_F(TrustCli, AnAddressSpaceLimitIsHonouredAndNamed) {
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
 }
 
+// Point 15: no address-space limit makes the start-up hang (OpenBLAS retried its buffers forever
+// below about 1 GB on two CPUs): from 2 GiB down to 128 MiB, every limit is answered, most tightly
+// by one line naming it (below the libraries' own size the loader says so itself).
+TEST_F(TrustCli, NoAddressSpaceLimitHangsTheStartUp) {
+  int refused = 0;
+  for (int mib = 2048; mib >= 128; mib -= 64) {
+    const Result r = shell(fmt::format("ulimit -v {}; exec timeout 60 {} --help", mib * 1024, exe()));
+    ASSERT_NE(r.exit_code, 124) << "ulimit -v of " << mib << " MiB: no answer in 60 s";
+    if (r.output.find("the address-space limit (ulimit -v) of") == std::string::npos) continue;
+    ++refused;
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  }
+#ifdef LADDER_HAVE_OPENBLAS
+  EXPECT_GT(refused, 0);
+#endif
+}
+
 // Item 12: three sizes that fit one at a time but not together are refused before any allocation.
 TEST_F(TrustCli, TheMemoryCheckSumsWhatTheRunHoldsAtOnce) {
   std::ifstream meminfo("/proc/meminfo");
