@@ -99,7 +99,7 @@ cli 2 usage "$L --suite ''"
 cli 2 usage "$L --rungs ''"
 cli 2 usage "$L --suite pcie"
 cli 2 run "$L --rungs cuda-naive --sizes 8"
-cli 2 usage "ulimit -v 2000000; $L --suite gemm --rungs autovec --sizes 8000"
+cli 2 usage "ulimit -v 2000000; OMP_NUM_THREADS=1 $L --suite gemm --rungs autovec --sizes 8000"
 # Below about 1 GB OpenBLAS's load-time buffers used to spin forever (a KILL after 60 s is a crash here).
 cli "" run "ulimit -v 1000000; timeout -s KILL 60 $L --help"
 cli "" run "ulimit -v 600000; timeout -s KILL 60 $L --help"

@@ -88,9 +88,10 @@ TEST(Cli, SetUpNotesComeWithTheHeaderNeverAheadOfAnError) {
   ASSERT_NE(header, std::string::npos) << r.output;
   ASSERT_NE(note, std::string::npos) << r.output;
   EXPECT_LT(header, note) << r.output;
-  // Arrays capped by a tight address space (the note a 300 MiB L3 gets from the profile's cap); 2 GB,
-  // as AnAddressSpaceLimit: the CUDA libraries map about 1 GB, and OpenBLAS spins near that.
-  const std::string tight = "ulimit -v 2000000;";
+  // Arrays capped by a tight address space (the note a 300 MiB L3 gets from the profile's cap); 2 GB
+  // and one thread, as AnAddressSpaceLimit: the CUDA libraries map about 1 GB and OpenBLAS 128 MiB a
+  // thread, which on a many-core machine alone passes 2 GB.
+  const std::string tight = "ulimit -v 2000000; export OMP_NUM_THREADS=1;";
   expect_usage_error("--suite stream --benchmark_filter=^nothing$", "no case to run", tight);
   const Result capped = run_ladderbench("--suite stream --benchmark_list_tests=true", tight);
   EXPECT_EQ(capped.exit_code, 0) << capped.output;
