@@ -192,6 +192,12 @@ int run(int argc, char** argv) {
   std::fprintf(stderr, "ladderbench: %s, %d threads, %zu cases; measuring the machine's ceilings ...\n",
                machine.cpu_model.c_str(), machine.threads, cases.size());
   for (const auto& note : setup_notes()) std::fprintf(stderr, "ladderbench: note: %s\n", note.c_str());
+  if (results)
+    for (const auto& stale : results->stale_files())
+      std::fprintf(stderr,
+                   "ladderbench: note: %s was left by a run killed before it finished (SIGKILL, out of memory); it holds "
+                   "what that run measured, as unfinished JSON, and is left as it is\n",
+                   stale.c_str());
   ceilings = opt.list_tests ? Ceilings{} : measure_ceilings(registry(), machine, opt.profile == "smoke");
   if (!opt.list_tests) std::fputs(format_ceilings(ceilings).c_str(), stderr);
   for (const auto& warning : startup_noise_warnings(before, sample_cpu(), machine.logical_cpus, machine.threads))

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -206,6 +207,15 @@ ResultsFile::ResultsFile(std::string path, ResultsFormat format) : path_(std::mo
       break;
     ::close(lock_fd_);
   }
+  // Holding the lock, every other `<path>.XXXXXX.partial` or `.tmp` is a killed run's.
+  const std::filesystem::path target(path_);
+  const std::string prefix = target.filename().string() + ".";
+  std::error_code ignored;
+  for (const auto& entry : std::filesystem::directory_iterator(target.has_parent_path() ? target.parent_path() : ".", ignored))
+    if (const std::string name = entry.path().filename().string();
+        name.starts_with(prefix) && (name.ends_with(".partial") || name.ends_with(".tmp")) && entry.is_regular_file(ignored))
+      stale_files_.push_back(entry.path().string());
+  std::sort(stale_files_.begin(), stale_files_.end());
   std::string pattern = path_ + ".XXXXXX.partial";
   partial_fd_ = ::mkstemps(pattern.data(), 8);
   if (partial_fd_ < 0) throw std::runtime_error(fmt::format("cannot write results beside '{}': {}", path_, std::strerror(errno)));

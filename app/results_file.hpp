@@ -64,6 +64,10 @@ class ResultsFile : public benchmark::BenchmarkReporter {
   // A run that measured nothing: the partial file goes, the target is left as it was.
   void discard();
 
+  // Unfinished files of runs into the same path that were killed outright (SIGKILL, the OOM
+  // killer: no handler ran), found as this run took the lock: they hold what those runs measured.
+  const std::vector<std::string>& stale_files() const { return stale_files_; }
+
   const std::string& path() const { return path_; }
   const std::string& partial_path() const { return partial_path_; }
 
@@ -80,6 +84,7 @@ class ResultsFile : public benchmark::BenchmarkReporter {
   int partial_fd_ = -1;
   int lock_fd_ = -1;
   std::string lock_path_;
+  std::vector<std::string> stale_files_;
   std::optional<mode_t> mode_;  // the replaced file's permissions
   bool context_reported_ = false;
   bool merge_rounds_ = false;

@@ -250,6 +250,26 @@ TEST_F(TrustCli, AClosedStdoutDoesNotLoseTheResults) {
   EXPECT_TRUE(leftovers().empty());
 }
 
+// Point 9: what a run killed outright (SIGKILL, the OOM killer) measured stays in its partial file;
+// the next run into the same file names it, and leaves it.
+TEST_F(TrustCli, APartialFileLeftByAKilledRunIsNamedByTheNext) {
+  const fs::path log = dir_ / "killed.log";
+  shell(
+      fmt::format("{} {} --benchmark_out='{}' 2>'{}' & pid=$!; "
+                  "for i in $(seq 600); do grep -q '^\\[2/' '{}' && break; sleep 0.1; done; kill -9 $pid; wait $pid",
+                  exe(), kSmoke, out_.string(), log.string(), log.string()));
+  std::vector<std::string> stale;
+  for (const auto& name : leftovers())
+    if (name.ends_with(".partial")) stale.push_back(name);
+  ASSERT_EQ(stale.size(), 1u);
+  const Result r = shell(fmt::format("{} {} --benchmark_out='{}'", exe(), kSmoke, out_.string()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("note: " + (dir_ / stale[0]).string() + " was left by a run killed before it finished"),
+            std::string::npos)
+      << r.output;
+  EXPECT_TRUE(fs::exists(dir_ / stale[0]));
+}
+
 // Only a regular file (or a new path) is replaced; a replaced file keeps its permissions.
 TEST_F(TrustCli, ResultsReplaceOnlyARegularFileAndKeepItsMode) {
   const fs::path fifo = dir_ / "fifo.json", link = dir_ / "link.json", device = dir_ / "null.json";
