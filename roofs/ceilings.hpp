@@ -32,6 +32,7 @@ struct Ceilings {
   double fork_join_seconds = 0;          // an empty OpenMP parallel region on all threads
   double dispatch_seconds = 0;           // one bytecode dispatch in the boxed interpreter
   double boxed_add_seconds = 0;          // one boxed float add (loads, add, allocation, pop)
+  double clock_hz = 0;                   // one busy core's clock, measured (0 where no probe exists for the ISA)
   std::vector<TheoreticalFigure> theoretical;
   DeviceCeilings device;  // the GPU's, where one answers (name empty otherwise)
 
@@ -52,7 +53,11 @@ Ceilings measure_ceilings(const Registry& registry, const MachineInfo& machine, 
 std::vector<std::pair<std::string, std::string>> ceilings_context(const Ceilings& ceilings);
 std::string format_ceilings(const Ceilings& ceilings);
 
-// Theoretical peaks from the CPU model where its units are documented (empty otherwise).
-std::vector<TheoreticalFigure> theoretical_figures(const MachineInfo& machine);
+// One busy core's clock in Hz, from a chain of dependent adds (0 on an ISA without the probe).
+double measured_clock_hz(bool smoke);
+
+// Theoretical peaks from the CPU model where its units are documented (empty otherwise), at the
+// measured clock (else the reported one, said so).
+std::vector<TheoreticalFigure> theoretical_figures(const MachineInfo& machine, double measured_clock_hz);
 
 }  // namespace ladder
