@@ -57,9 +57,8 @@ char* put_number(char* out, std::uint64_t value) {
 }
 
 char* put_text(char* out, const char* text) {
-  const std::size_t length = std::strlen(text);
-  std::memcpy(out, text, length);
-  return out + length;
+  while (*text) *out++ = *text++;
+  return out;
 }
 
 void refuse_a_too_small_address_space(int, char**, char** environment) {

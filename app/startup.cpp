@@ -97,6 +97,8 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
                                  : c.type == "Data"  ? "data"
                                                      : "instruction"),
                      fmt::format("{} bytes, shared by {} cpus", c.bytes, c.shared_by));
+  // What one miss brings in: the ladder report's prediction for the loop-order rung.
+  if (const long line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE); line > 0) AddCustomContext("cache_line_bytes", std::to_string(line));
   AddCustomContext("memory_total_bytes", std::to_string(m.memory_total_bytes));
   AddCustomContext("os", m.os);
   AddCustomContext("max_isa", std::string(isa_name(max_isa())));

@@ -118,7 +118,9 @@ struct GemmRung {
   std::vector<Rival> rivals;
   // What this rung removes or adds over the one below it, one of: interpretation and boxing,
   // loop order and cache lines, SIMD width, cache tiling, cores, hand-written kernel, tuned
-  // library, ahead-of-time layout, matrix units, GPU, reference. The ladder report predicts each step's factor from it.
+  // library, ahead-of-time layout, matrix units (AMX tiles, tensor cores), bf16 dot products
+  // (AVX512-BF16: vector instructions), GPU, Python library call, reference. The ladder report
+  // predicts each step's factor from it.
   std::string mechanism;
   // Empty when the rung can run here; otherwise why not.
   std::function<std::string()> unavailable_reason = [] { return std::string(); };

@@ -13,6 +13,7 @@
 #include <limits>
 #include <vector>
 
+#include "../core/cpu_features.hpp"
 #include "../core/registry.hpp"
 #include "onednn_support.hpp"
 
@@ -87,7 +88,10 @@ GemmRung onednn_rung(DType dtype, bool packed = false) {
   rung.picks_own_threads = true;  // its parallel() runs small work on the calling thread
   rung.small_gemm_sweep = !packed;
   if (packed) rung.rivals = {{dtype == DType::bf16 ? o::onednn_bf16.name : o::onednn.name, ""}};  // the layout's gain
-  rung.mechanism = packed ? "ahead-of-time layout" : dtype == DType::bf16 ? "matrix units" : "tuned library";
+  // oneDNN's bf16 runs on AMX tiles where the CPU has them (and no cap forbids them), else on
+  // AVX512-BF16 dot products: vector instructions, no matrix unit.
+  const char* bf16_mechanism = isa_unavailable_reason(Isa::amx).empty() ? "matrix units" : "bf16 dot products";
+  rung.mechanism = packed ? "ahead-of-time layout" : dtype == DType::bf16 ? bf16_mechanism : "tuned library";
   const std::string what =
       dtype == DType::bf16 ? "oneDNN matmul, bf16 in, f32 out (AMX or AVX512_BF16)" : "oneDNN matmul f32 (JIT for this ISA)";
   rung.summary = what + (packed ? ", B reordered once into the layout oneDNN picks (outside the timing)" : "") + ", all cores";

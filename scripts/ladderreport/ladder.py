@@ -18,9 +18,24 @@ FIXED_COST_SHARE = 0.05
 CACHE_LEVELS = ("L1", "L2", "L3")
 
 
-def vector_lanes(machine):
-    """f32 lanes of the widest vector unit the machine's flags name: AVX-512's 16, else AVX2's 8."""
-    return 16 if "avx512f" in machine.context.get("cpu_isa_flags", "") else 8
+def probe_rate(ctx, probe, dtype, threads):
+    """One peak probe's measured rate (peak_probe/<probe>/<dtype>/threads:<n>), 0 where it did not run."""
+    return float(ctx.get(f"peak_probe/{probe}/{dtype}/threads:{threads}", 0) or 0)
+
+
+def best_vector_probe(ctx, threads=1):
+    """The fastest f32 vector-FMA probe on `threads` threads: (name, rate), or (None, 0)."""
+    best = (None, 0.0)
+    for key, value in ctx.items():
+        found = re.fullmatch(r"peak_probe/([\w-]+)/f32/threads:(\d+)", key)
+        if found and int(found.group(2)) == threads and not found.group(1).startswith("scalar"):
+            if float(value or 0) > best[1]:
+                best = (found.group(1), float(value))
+    return best
+
+
+def gflops(rate):
+    return f"{rate / 1e9:,.0f} GFLOP/s" if rate >= 1e12 else f"{rate / 1e9:.4g} GFLOP/s"
 
 
 def unit_of(machine, rung):
@@ -29,6 +44,14 @@ def unit_of(machine, rung):
     if unit:
         return str(unit)
     return "GPU" if on_gpu(machine, rung) else "CPU"
+
+
+def mechanism_on(machine, rung, mechanism):
+    """The rung's mechanism as this machine ran it: a CPU bf16 rung without AMX used AVX512-BF16
+    dot products, not matrix units (files written before the program said so itself)."""
+    if mechanism == "matrix units" and "dot products" in unit_of(machine, rung):
+        return "bf16 dot products"
+    return mechanism or "—"
 
 
 def gemm_rungs(machine):
@@ -41,16 +64,24 @@ def gemm_rungs(machine):
 
 
 def predicted_factor(machine, rung, mechanism, previous):
-    """What the rung's mechanism allows over the rung above: {"factor", "previous" rate, ...}."""
+    """What the rung's mechanism allows over the rung above, from this run's own probes:
+    {"factor", "from": the probes (or the headroom) it came from}, or None."""
     ctx = machine.context
-    threads = float(ctx.get("threads", 1))
     one_core = float(ctx.get("peak_f32_flops_one_core", 0) or 0)
     all_cores = float(ctx.get("peak_f32_flops", 0) or 0)
     bf16 = float(ctx.get("peak_bf16_flops", 0) or 0)
-    scalar = float(ctx.get("peak_probe/scalar-fma/f32/threads:1", 0) or 0)
+    threads = int(float(ctx.get("threads", 1) or 1))
+    scalar = probe_rate(ctx, "scalar-fma", "f32", 1)
     boxed_add = float(ctx.get("overhead_boxed_add_seconds", 0) or 0)
     gpu = float(ctx.get("gpu_peak_f32_fma_flops", 0) or 0)
     below_rate, below_mechanism, below_rung = previous["rate"], previous["mechanism"], previous["rung"]
+
+    def made(factor, basis):
+        return {"factor": factor, "from": basis} if factor else None
+
+    def headroom(peak, what):
+        return made(peak / below_rate, f"headroom to {what} ({gflops(peak)}) from {below_rung}'s {gflops(below_rate)}") \
+            if peak and below_rate else None
 
     def device_peak(name):
         """A GPU rung's roof: cuBLAS's best rate in its mode; else the peak of the unit it runs on
@@ -68,34 +99,48 @@ def predicted_factor(machine, rung, mechanism, previous):
         peak = device_peak(rung)
         if mechanism == "matrix units" and on_gpu(machine, below_rung):
             below = device_peak(below_rung)
-            return peak / below if below else None
+            return made(peak / below, f"{rung}'s peak {gflops(peak)} / {below_rung}'s {gflops(below)}") if below else None
         if mechanism == "tuned library" and below_mechanism in ("hand-written kernel", "tuned library"):
-            return 1.0
-        if mechanism == "Python library call":  # the same cuBLAS, called through PyTorch
-            return 1.0
-        return peak / below_rate if peak else None
-    return {
-        # A boxed add costs what a whole scalar FMA at the core's peak does not.
-        "interpretation and boxing": boxed_add * scalar if boxed_add and scalar else None,
-        "loop order and cache lines": 16.0,  # a 64-byte line serves 16 floats instead of one
-        "SIMD width": float(vector_lanes(machine)),
-        "cache tiling": one_core / below_rate if one_core else None,  # the headroom to the core's roof
-        "cores": threads,
-        "hand-written kernel": all_cores / below_rate if all_cores else None,
-        # As fast as a hand-written kernel; above the compiler's rungs, the headroom to the peak.
-        "tuned library": 1.0 if below_mechanism in ("hand-written kernel", "tuned library")
-        else (all_cores / below_rate if all_cores else None),
-        # The matrix units' peak over the vector units'; after another matrix-unit rung, the
-        # headroom to that peak.
-        "matrix units": (bf16 / below_rate if below_mechanism == "matrix units" else bf16 / all_cores)
-        if bf16 and all_cores else None,
-        "GPU": gpu / all_cores if gpu and all_cores else None,
-        # The same library called from the interpreter: at n in the thousands one call's cost is nothing.
-        "Python library call": 1.0,
-        # The weights prepared once: at most the headroom to the peak of the rung's unit.
-        "ahead-of-time layout": ((bf16 if "bf16" in rung else all_cores) / below_rate)
-        if (bf16 if "bf16" in rung else all_cores) else None,
-    }.get(mechanism)
+            return made(1.0, "a tuned library matches a hand-written kernel at best")
+        if mechanism == "Python library call":
+            return made(1.0, "the same cuBLAS call, made from Python")
+        return headroom(peak, f"{rung}'s peak")
+    if mechanism == "interpretation and boxing":
+        # A boxed add costs what this many scalar FMA FLOPs at the core's peak do not.
+        return made(boxed_add * scalar, f"one boxed add ({boxed_add * 1e9:.3g} ns, overhead probe) at the scalar-fma "
+                                        f"probe's {gflops(scalar)}") if boxed_add and scalar else None
+    if mechanism == "loop order and cache lines":
+        line = int(float(ctx.get("cache_line_bytes", 0) or 0))
+        return made(line / 4, f"a {line}-byte cache line (this machine's) serves {line // 4} floats instead of one") \
+            if line else made(16.0, "a 64-byte cache line serves 16 floats instead of one (the file predates cache_line_bytes)")
+    if mechanism == "SIMD width":
+        name, vector = best_vector_probe(ctx)
+        return made(vector / scalar, f"{name} {gflops(vector)} / scalar-fma {gflops(scalar)}, one core") \
+            if vector and scalar else None
+    if mechanism == "cache tiling":
+        return headroom(one_core, "one core's f32 peak")
+    if mechanism == "cores":
+        return made(all_cores / one_core, f"f32 peak on {threads} threads {gflops(all_cores)} / one core's "
+                                          f"{gflops(one_core)}") if all_cores and one_core else None
+    if mechanism == "hand-written kernel":
+        return headroom(all_cores, "the all-core f32 peak")
+    if mechanism == "tuned library":
+        return made(1.0, "a tuned library matches a hand-written kernel at best") \
+            if below_mechanism in ("hand-written kernel", "tuned library") else headroom(all_cores, "the all-core f32 peak")
+    if mechanism in ("matrix units", "bf16 dot products"):
+        # The bf16 unit's peak over the f32 FMA units'; after another bf16 rung, the headroom to that peak.
+        if below_mechanism in ("matrix units", "bf16 dot products"):
+            return headroom(bf16, f"the bf16 peak ({ctx.get('peak_bf16_source', '?')})")
+        return made(bf16 / all_cores, f"bf16 peak ({ctx.get('peak_bf16_source', '?')}) {gflops(bf16)} / f32 peak "
+                                      f"({ctx.get('peak_f32_source', '?')}) {gflops(all_cores)}") if bf16 and all_cores else None
+    if mechanism == "GPU":
+        return made(gpu / all_cores, f"the GPU's f32 FMA probe {gflops(gpu)} / the CPU's all-core f32 peak "
+                                     f"{gflops(all_cores)}") if gpu and all_cores else None
+    if mechanism == "Python library call":
+        return made(1.0, "the same library call, made from Python (its cost per call: the overhead suite)")
+    if mechanism == "ahead-of-time layout":
+        return headroom(bf16, "the bf16 peak") if "bf16" in rung else headroom(all_cores, "the all-core f32 peak")
+    return None
 
 
 # --- why a prediction missed: from the run's own ceilings and counters ---------------------------
@@ -179,15 +224,17 @@ def ladder_rows(machine, size=COMMON_SIZE, gpu_only=False):
         n = c.get("size")
         row = {"rung": rung, "n": n, "size": size, "extrapolated": bool(n and n != size), "rate": rate,
                "seconds": seconds, "seconds_at_size": seconds * (size / n) ** 3 if seconds and n else None,
-               "mechanism": mechanism or "—", "summary": summary, "unit": unit_of(machine, rung),
+               "mechanism": mechanism_on(machine, rung, mechanism), "summary": summary, "unit": unit_of(machine, rung),
                "gpu": on_gpu(machine, rung), "peak_fraction": c.get("peak_fraction") if rate else None,
                "regime": c.get("regime") if rate else None, "rel_error": c.get("rel_error") if rate else None,
-               "predicted": None, "measured": None, "absolute": None, "why": "", "case": c,
+               "predicted": None, "predicted_from": "", "measured": None, "absolute": None, "why": "", "case": c,
                "unit_peak": float(machine.context.get(f"rung_unit_peak_flops/{rung}", 0) or 0) or None}
         if not row["unit_peak"] and rate and row["peak_fraction"]:  # files written before rung_unit_peak_flops
             row["unit_peak"] = rate / row["peak_fraction"]
         if rate and previous:
-            row["predicted"] = predicted_factor(machine, rung, mechanism, previous)
+            prediction = predicted_factor(machine, rung, row["mechanism"], previous)
+            row["predicted"] = prediction["factor"] if prediction else None
+            row["predicted_from"] = prediction["from"] if prediction else ""
             row["measured"] = previous["seconds_at_size"] / row["seconds_at_size"] if row["seconds_at_size"] else None
             if row["predicted"] and row["measured"] and not (
                     1 / MISS_FACTOR <= row["measured"] / row["predicted"] <= MISS_FACTOR):
@@ -229,7 +276,7 @@ def cells(row, machine=None):
             f"{100 * row['peak_fraction']:.3g}%" if row["peak_fraction"] else "",
             (row["regime"] or "") + (f" ({throttled(machine, row['case'])})" if machine and row["case"] and
                                       throttled(machine, row["case"]) else ""), row["mechanism"],
-            f"{row['predicted']:.3g}x" if row["predicted"] else "",
+            f"{row['predicted']:.3g}x ({row['predicted_from']})" if row["predicted"] else "",
             row["why"], f"{row['rel_error']:.1e}" if row["rel_error"] is not None else "")
 
 
@@ -261,10 +308,11 @@ def introduction(machine, rows):
              "Absolute speedup: over the bottom rung; relative: over the rung above (both from the times at "
              f"n = {COMMON_SIZE}). % of unit peak: against the measured peak of the unit the rung runs on"
              + (f" ({peaks_line(machine, rows)})" if peaks_line(machine, rows) else "") + ". "
-             "Predicted: the factor the rung's mechanism allows over the rung above on this machine "
-             f"({vector_lanes(machine)} f32 lanes of {'AVX-512' if vector_lanes(machine) == 16 else 'AVX2'}, the core count, "
-             "the headroom to the measured peak; on a GPU, the headroom to the device's peak for the rung, and for tensor "
-             f"cores the ratio of the two rungs' measured cuBLAS peaks). Where the measured factor is off by more than "
+             "Predicted: the factor the rung's mechanism allows over the rung above, from this run's own probes, "
+             "each named beside it (a vector FMA probe over the scalar one, the all-core peak over one core's, the bf16 "
+             "peak over the f32 one, or the headroom to the measured peak; on a GPU, the headroom to the device's peak "
+             "for the rung, and for tensor cores the ratio of the two rungs' measured cuBLAS peaks). "
+             f"Where the measured factor is off by more than "
              f"{MISS_FACTOR:g}x, \"why it differs\" names what the run's own counters and ceilings show. rel error: the "
              "relative L2 error against a double-precision product, what the number format costs."]
 
@@ -295,13 +343,13 @@ def ladder_csv(machine):
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(("machine", "rung", "what it is", "device · unit", "n measured", "n", "extrapolated", "seconds at n",
                      "flops per second", "absolute speedup", "relative speedup", "peak fraction", "unit peak flops",
-                     "regime", "mechanism", "predicted factor", "why it differs", "rel error"))
+                     "regime", "mechanism", "predicted factor", "predicted from", "why it differs", "rel error"))
     for r in ladder_rows(machine) + gpu_large_rows(machine):
         writer.writerow((machine.id, r["rung"], r["summary"], r["unit"], r["n"] or "", r["size"], int(r["extrapolated"]),
                          *("" if v is None else f"{v:.6g}" for v in (r["seconds_at_size"], r["rate"], r["absolute"],
                                                                       r["measured"], r["peak_fraction"], r["unit_peak"])),
                          r["regime"] or "", r["mechanism"], "" if r["predicted"] is None else f"{r['predicted']:.6g}",
-                         r["why"], "" if r["rel_error"] is None else f"{r['rel_error']:.3g}"))
+                         r["predicted_from"], r["why"], "" if r["rel_error"] is None else f"{r['rel_error']:.3g}"))
     return out.getvalue()
 
 

@@ -58,13 +58,13 @@ def build_tables(measured, specs):
             if c["suite"] == "gemm" and c["rung"] not in [r for r, _ in rungs]:
                 rungs.append((c["rung"], c["dtype"]))
     floors = {kind: overhead_floor(measured, kind) for kind in ("cpu", "gpu")}
-    # A spec sheet predicts what tuned code reaches, so only the library and matrix-unit rungs.
+    # A spec sheet predicts what tuned code reaches, so only the library and matrix- or dot-product-unit rungs.
     mechanisms = {}
     for m in measured:
         for key, value in m.context.items():
             if key.startswith("rung/"):
                 mechanisms[key[5:]] = str(value).partition(": ")[0]
-    predictable = {r for r, mech in mechanisms.items() if mech in ("tuned library", "matrix units")}
+    predictable = {r for r, mech in mechanisms.items() if mech in ("tuned library", "matrix units", "bf16 dot products")}
     cells = []
     for rung, _ in rungs:
         # The problem a spec sheet's prediction is for: the rung's case a measured file holds.

@@ -36,8 +36,58 @@ def test_ladder_report_has_every_rung_with_its_factors(tmp_path, capsys):
     assert shown > 0
     if "rung/autovec" in doc["context"]:  # results written since rungs carry their mechanism
         autovec = next(line for line in text.splitlines() if line.startswith("| autovec |"))
-        lanes = "16x" if "avx512f" in doc["context"]["cpu_isa_flags"] else "8x"
-        assert "SIMD width" in autovec and f"| {lanes} |" in autovec
+        assert "SIMD width" in autovec and "/ scalar-fma" in autovec and ", one core)" in autovec
+
+
+def test_every_prediction_comes_from_this_runs_probes_and_names_them():
+    machines, _ = report.load_machines([RESULT])
+    machine = machines[0]
+    ctx = machine.context
+    rows = {r["rung"]: r for r in report.ladder_rows(machine)}
+    for r in rows.values():
+        if r["predicted"]:
+            assert r["predicted_from"], r["rung"]
+    scalar = float(ctx["peak_probe/scalar-fma/f32/threads:1"])
+    vector = max(float(v) for k, v in ctx.items() if k.startswith("peak_probe/") and k.endswith("/f32/threads:1")
+                 and "scalar" not in k)
+    if "autovec" in rows and rows["autovec"]["predicted"]:
+        assert rows["autovec"]["predicted"] == pytest.approx(vector / scalar)
+    if "parallel" in rows and rows["parallel"]["predicted"]:
+        cores = float(ctx["peak_f32_flops"]) / float(ctx["peak_f32_flops_one_core"])
+        assert rows["parallel"]["predicted"] == pytest.approx(cores)
+
+
+def test_a_prediction_follows_the_machines_probes_not_a_constant():
+    # A double-pumped AVX-512 unit (Zen 4): its probe no faster than AVX2's, so SIMD predicts 8x, not 16.
+    probes = {"peak_probe/scalar-fma/f32/threads:1": "14.7e9", "peak_probe/avx2-fma/f32/threads:1": "117.4e9",
+              "peak_probe/avx512-fma/f32/threads:1": "117.5e9", "cache_line_bytes": "64",
+              "peak_f32_flops_one_core": "117.5e9", "peak_f32_flops": "176e9"}
+    mechanisms = {"rung/interchange": "loop order and cache lines: i-k-j", "rung/autovec": "SIMD width: auto-vectorised",
+                  "rung/tiled": "cache tiling: blocked", "rung/parallel": "cores: OpenMP"}
+    cases = [("interchange", 1024, 1.0, {}), ("autovec", 1024, 0.2, {}), ("tiled", 1024, 0.05, {}),
+             ("parallel", 1024, 0.03, {})]
+    rows = {r["rung"]: r for r in report.ladder_rows(ladder_machine(cases, {**probes, **mechanisms}))}
+    assert rows["autovec"]["predicted"] == pytest.approx(117.5 / 14.7)
+    assert rows["autovec"]["predicted_from"] == "avx512-fma 117.5 GFLOP/s / scalar-fma 14.7 GFLOP/s, one core"
+    assert rows["parallel"]["predicted"] == pytest.approx(176 / 117.5)  # the cores' measured scaling, not 2 threads
+    assert rows["interchange"]["predicted"] is None  # the rung below it did not run: nothing to set it against
+    # Another machine's probes, another prediction: a 128-byte line and a full-width AVX-512 unit.
+    rows = {r["rung"]: r for r in report.ladder_rows(ladder_machine(
+        [("naive", 1024, 4.0, {})] + cases, {**probes, **mechanisms, "cache_line_bytes": "128",
+                                             "peak_probe/avx512-fma/f32/threads:1": "235e9",
+                                             "rung/naive": "interpretation and boxing: i-j-k"}))}
+    assert rows["interchange"]["predicted"] == 32.0 and "128-byte cache line" in rows["interchange"]["predicted_from"]
+    assert rows["autovec"]["predicted"] == pytest.approx(235 / 14.7)
+
+
+def test_a_bf16_rung_without_matrix_units_is_not_called_one():
+    m = ladder_machine([("tiled", 1024, 1.0, {}), ("onednn-bf16", 1024, 0.1, {})],
+                       {"rung/tiled": "cache tiling: blocked", "rung/onednn-bf16": "matrix units: oneDNN bf16",
+                        "rung_unit/onednn-bf16": "CPU AVX512-BF16 dot products", "peak_bf16_flops": "400e9",
+                        "peak_bf16_source": "avx512-bf16 x2 threads", "peak_f32_source": "avx512-fma x2 threads"})
+    row = report.ladder_rows(m)[1]
+    assert row["mechanism"] == "bf16 dot products"
+    assert row["predicted"] == pytest.approx(2.0) and "avx512-bf16 x2 threads" in row["predicted_from"]
 
 
 def test_the_ladder_keeps_the_registrys_order_whatever_the_files_order(tmp_path, capsys):
