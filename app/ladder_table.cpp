@@ -241,8 +241,10 @@ std::string format_roof_check(const std::vector<benchmark::BenchmarkReporter::Ru
     return fmt::format("  all {} figures at or below their roof (the closest: {:.2f}, {})\n", figures, largest, where);
   return fmt::format(
       "  {} of {} figures above their roof (the largest: {:.2f}, {}). Each roof is a lower bound on the time, from\n"
-      "  ceilings measured before the cases: above 1 means the machine moved in between (a shared VM's memory\n"
-      "  bandwidth, clock or fork cost), not a case beating its roof. Compare the repetitions, or run again.\n",
+      "  ceilings measured before the cases and, for a GEMM rung, its traffic model: above 1 means the machine\n"
+      "  moved in between (a shared VM's memory bandwidth, clock or fork cost) or the model counted bytes from a\n"
+      "  slower level than the caches served them from (a working set near a level's size), not a case beating\n"
+      "  its roof. Compare the repetitions, or run again.\n",
       above, figures, largest, where);
 }
 

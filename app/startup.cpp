@@ -98,7 +98,7 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
                                                      : "instruction"),
                      fmt::format("{} bytes, shared by {} cpus", c.bytes, c.shared_by));
   // What one miss brings in: the ladder report's prediction for the loop-order rung.
-  if (const long line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE); line > 0) AddCustomContext("cache_line_bytes", std::to_string(line));
+  AddCustomContext("cache_line_bytes", fmt::format("{:.0f}", cache_line_bytes()));
   AddCustomContext("memory_total_bytes", std::to_string(m.memory_total_bytes));
   AddCustomContext("os", m.os);
   AddCustomContext("max_isa", std::string(isa_name(max_isa())));
@@ -115,6 +115,11 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
   for (const auto& rung : registry().gemm) {
     AddCustomContext("rung/" + rung.name, rung.mechanism + ": " + rung.summary);
     AddCustomContext("rung_where/" + rung.name, std::string(threading_name(rung.threading)));
+    // Its traffic model's terms by number (a case's traffic_term counter; 0: the compulsory bytes).
+    AddCustomContext("rung_traffic/" + rung.name + "/0", "A and B read once, C written once");
+    if (rung.traffic)
+      for (std::size_t i = 0; const TrafficTerm& term : rung.traffic(1024, 1))
+        AddCustomContext(fmt::format("rung_traffic/{}/{}", rung.name, ++i), term.what);
     if (const GemmUnit unit = gemm_unit(rung, ceilings); !unit.name.empty()) {
       AddCustomContext("rung_unit/" + rung.name, unit.name);
       AddCustomContext("rung_unit_peak_flops/" + rung.name, fmt::format("{:.6g}", unit.peak));

@@ -142,6 +142,15 @@ double Ceilings::bandwidth(double bytes_per_thread, int t) const {
   return holder->level == "DRAM" ? dram_bandwidth(t) : holder->bytes_per_second;
 }
 
+std::string Ceilings::level(double bytes_per_thread, int t) const {
+  const auto& plateaus = t > 1 ? plateaus_all_cores : plateaus_one_core;
+  if (plateaus.empty()) return "";
+  const cache::Plateau* holder = &plateaus.front();
+  for (const auto& p : plateaus)
+    if (static_cast<double>(p.from_bytes) <= bytes_per_thread) holder = &p;
+  return holder->level;
+}
+
 double Ceilings::dram_bandwidth(int t) const {
   const auto& plateaus = t > 1 ? plateaus_all_cores : plateaus_one_core;
   for (const auto& p : plateaus)

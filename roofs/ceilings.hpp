@@ -40,6 +40,8 @@ struct Ceilings {
   // Read bandwidth of the level that holds `bytes_per_thread` on `threads` threads (the faster
   // level where the working set falls between two plateaus).
   double bandwidth(double bytes_per_thread, int threads) const;
+  // The name of that level ("L1" .. "DRAM"; "" before a sweep).
+  std::string level(double bytes_per_thread, int threads) const;
   // Main memory's roof: the DRAM read plateau, or on all cores STREAM triad (with either kind of
   // store) where that is higher: reads alone may not fill the memory system that mixed traffic does.
   double dram_bandwidth(int threads) const;

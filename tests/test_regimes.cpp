@@ -134,6 +134,55 @@ TEST(Ceilings, TheTheoreticalPeakUsesTheMeasuredClock) {
         << figure.derivation;
 }
 
+// The regime comes from the traffic each rung's loops generate, from the level its working set
+// lives in: autovec at n = 4096 re-reads all of B (64 MiB, DRAM) for every row of C, so it is
+// memory-bound although its compulsory traffic (3n^2 elements) would call it compute-bound.
+TEST(Traffic, TheRegimeComesFromTheRungsOwnTraffic) {
+  Ceilings c;
+  c.threads = 1;
+  c.plateaus_one_core = cache::detect_plateaus(curve(200e9, 110e9, 85e9, 20e9), hierarchy(), 1);
+  c.plateaus_all_cores = c.plateaus_one_core;
+  c.peaks.measurements = {{"avx512-fma", DType::f32, 1, 117.5e9}, {"scalar-fma", DType::f32, 1, 14.7e9}};
+  const GemmRung* autovec = registry().find_gemm("autovec");
+  ASSERT_TRUE(autovec && autovec->traffic);
+  const GemmProblem big{4096, DType::f32};
+  const GemmTraffic streamed = gemm_traffic(*autovec, big, c);
+  EXPECT_EQ(streamed.term, 1);  // B streamed once per row of C
+  EXPECT_DOUBLE_EQ(streamed.bytes, 4.0 * 4096 * 4096 * 4096);
+  EXPECT_DOUBLE_EQ(streamed.bytes_per_second, 20e9);  // B (64 MiB) lives in DRAM
+  const Regime regime = classify(big.flops(), streamed.bytes, {117.5e9, streamed.bytes_per_second, 0});
+  EXPECT_EQ(regime.name, "memory");
+  // B in L3 at n = 1024 (4 MiB): still B's stream, now at L3's rate.
+  EXPECT_DOUBLE_EQ(gemm_traffic(*autovec, {1024, DType::f32}, c).bytes_per_second, 85e9);
+  // At n = 64 B (16 KiB) stays in L1: only the compulsory bytes are left.
+  EXPECT_EQ(gemm_traffic(*autovec, {64, DType::f32}, c).term, 0);
+  // The tiled loops re-read less, and from nearer levels: compute-bound at the same size.
+  const GemmRung* tiled = registry().find_gemm("tiled");
+  ASSERT_TRUE(tiled && tiled->traffic);
+  const GemmTraffic blocked = gemm_traffic(*tiled, big, c);
+  EXPECT_LT(blocked.bytes / blocked.bytes_per_second, streamed.bytes / streamed.bytes_per_second / 10);
+  EXPECT_EQ(classify(big.flops(), blocked.bytes, {117.5e9, blocked.bytes_per_second, 0}).name, "compute");
+  // naive walks B's column: a cache line per multiply-add once the column's lines outgrow L1.
+  const GemmRung* naive = registry().find_gemm("naive");
+  ASSERT_TRUE(naive && naive->traffic);
+  const GemmTraffic walked = gemm_traffic(*naive, {1024, DType::f32}, c);
+  EXPECT_EQ(walked.term, 1);
+  EXPECT_DOUBLE_EQ(walked.working_set, cache_line_bytes() * 1024);
+  // Its compute roof is the scalar unit's: it was built without vectorisation.
+  EXPECT_DOUBLE_EQ(gemm_unit(*naive, c).peak, 14.7e9);
+}
+
+// Every CPU rung below the libraries declares its traffic model (a test fails where one is removed).
+TEST(Traffic, EveryHandWrittenCpuRungHasATrafficModel) {
+  for (const GemmRung& rung : registry().gemm) {
+    const bool hand_cpu =
+        rung.threading != Threading::device && rung.dtype == DType::f32 &&
+        (rung.mechanism == "loop order and cache lines" || rung.mechanism == "SIMD width" || rung.mechanism == "cache tiling" ||
+         rung.mechanism == "cores" || rung.mechanism == "hand-written kernel" || rung.name == "naive");
+    if (hand_cpu) EXPECT_TRUE(rung.traffic) << rung.name << " has no traffic model";
+  }
+}
+
 TEST(Ceilings, BandwidthComesFromTheLevelHoldingTheWorkingSet) {
   Ceilings c;
   c.threads = 2;

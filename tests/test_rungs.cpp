@@ -253,6 +253,15 @@ TEST(GemmUnit, EachRungIsSetAgainstThePeakOfTheUnitItRunsOn) {
   GemmRung gpu_f16{.name = "w", .dtype = DType::f16, .threading = Threading::device};
   EXPECT_EQ(gemm_unit(cpu_f32, c).name, "CPU FMA units");
   EXPECT_DOUBLE_EQ(gemm_unit(cpu_f32, c).peak, 200e9);
+  // One core's rung against one core's peak; a rung built without vectorisation against the scalar probe.
+  c.peaks.measurements.insert(c.peaks.measurements.begin(),
+                              {{"avx512-fma", DType::f32, 1, 110e9}, {"scalar-fma", DType::f32, 1, 14e9}});
+  GemmRung one_core{.name = "v", .dtype = DType::f32, .threading = Threading::one_core};
+  EXPECT_EQ(gemm_unit(one_core, c).name, "CPU FMA units, one core");
+  EXPECT_DOUBLE_EQ(gemm_unit(one_core, c).peak, 110e9);
+  GemmRung scalar{.name = "u", .dtype = DType::f32, .threading = Threading::one_core, .scalar_units = true};
+  EXPECT_EQ(gemm_unit(scalar, c).name, "CPU scalar FMA, one core");
+  EXPECT_DOUBLE_EQ(gemm_unit(scalar, c).peak, 14e9);
   EXPECT_EQ(gemm_unit(cpu_bf16, c).name, "CPU AMX tiles");
   EXPECT_DOUBLE_EQ(gemm_unit(cpu_bf16, c).peak, 4000e9);
   c.peaks.measurements.pop_back();  // no AMX: the vector unit's dot products set the bf16 peak

@@ -28,6 +28,17 @@ struct GemmProblem {
   double intensity() const { return flops() / bytes(); }
 };
 
+// Traffic a rung's loops generate beyond its compulsory bytes: each term the bytes one call moves
+// into L1 from the level that holds `working_set` (the bytes one thread must keep in a cache for
+// those bytes to come from it). Where the working set fits L1 the term costs nothing beyond the core's
+// loads; else its time is bytes / the measured bandwidth of the level holding it, and the largest
+// such time is the rung's memory bound (the ladder's "memory-bound", and the bandwidth it reached).
+struct TrafficTerm {
+  std::string what;  // "B streamed once per row of C"
+  double working_set = 0;
+  double bytes = 0;
+};
+
 // Inputs exist in both f32 and bf16; a rung reads those of its dtype and writes c.
 struct GemmOperands {
   std::int64_t n = 0;
@@ -95,6 +106,9 @@ struct GemmRung {
   // the ladder size); 0 means no cap. --no-cap lifts it.
   std::int64_t max_n = 0;
   bool self_timed = false;  // the kernel reports its own time (see GemmKernel)
+  // Built without vectorisation: one element per instruction, so its compute roof is the scalar
+  // FMA probe's, not the vector units'.
+  bool scalar_units = false;
   // Interpreted rungs: bytecode dispatches per FLOP of their program, for the overhead floor.
   double dispatches_per_flop = 0;
   // A library that picks its own thread count (OpenBLAS, oneDNN) may run a small problem on the
@@ -122,6 +136,10 @@ struct GemmRung {
   // (AVX512-BF16: vector instructions), GPU, Python library call, reference. The ladder report
   // predicts each step's factor from it.
   std::string mechanism;
+  // The terms of its traffic model at size n on `threads` threads (see TrafficTerm; working sets
+  // per thread, bytes over all of them); empty: only the compulsory bytes (a library's blocking
+  // is its own, a GPU's traffic is not modelled).
+  std::function<std::vector<TrafficTerm>(std::int64_t n, int threads)> traffic;
   // Empty when the rung can run here; otherwise why not.
   std::function<std::string()> unavailable_reason = [] { return std::string(); };
   std::function<std::unique_ptr<GemmKernel>(const GemmOperands&)> prepare;

@@ -176,4 +176,9 @@ std::vector<std::pair<std::string, std::string>> build_context() {
   return ctx;
 }
 
+double cache_line_bytes() {
+  const long line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+  return line > 0 ? static_cast<double>(line) : 64.0;
+}
+
 }  // namespace ladder

@@ -51,4 +51,7 @@ MemoryLimit tightest_memory_limit(double mem_available, double address_space_lef
 // Key/value pairs for the JSON context: machine, build, git SHA.
 std::vector<std::pair<std::string, std::string>> build_context();
 
+// The bytes a cache line holds on this machine (64 where the system does not say).
+double cache_line_bytes();
+
 }  // namespace ladder

@@ -1,6 +1,7 @@
 // Rung 1, naive: the boxed program's i-j-k loop, compiled. Values are unboxed f32 in registers,
 // there is no dispatch, allocation or reference count: only loads, a multiply-add and a branch.
 // Built without vectorisation (see CMakeLists.txt): one element per instruction.
+#include "../core/machine.hpp"
 #include "../core/registry.hpp"
 
 namespace ladder {
@@ -18,9 +19,17 @@ GemmRung naive_rung() {
   GemmRung rung;
   rung.name = "naive";
   rung.threading = Threading::one_core;
+  rung.scalar_units = true;
   rung.max_n = 1024;
   rung.mechanism = "interpretation and boxing";
   rung.summary = "i-j-k scalar loops, -O2, vectorisation off";
+  // Each multiply-add steps down a column of B to a new cache line; the line serves the next
+  // column's walk (j + 1) only while the column's n lines stay in a cache.
+  rung.traffic = [](std::int64_t n, int) {
+    const double line = cache_line_bytes(), size = static_cast<double>(n);
+    return std::vector<TrafficTerm>{
+        {"a cache line of B per multiply-add (the walk down B's column)", line * size, line * size * size * size}};
+  };
   rung.prepare = [](const GemmOperands& op) { return make_kernel([op] { gemm_naive(op.n, op.a, op.b, op.c); }); };
   return rung;
 }

@@ -2,6 +2,7 @@
 // and a row of C with unit stride, so each 64-byte cache line fetched serves 16 floats instead
 // of one; the column walk down B, a cache miss per multiply at large n, is gone.
 #include "../core/registry.hpp"
+#include "traffic_models.hpp"
 
 namespace ladder {
 
@@ -21,9 +22,11 @@ GemmRung interchange_rung() {
   GemmRung rung;
   rung.name = "interchange";
   rung.threading = Threading::one_core;
+  rung.scalar_units = true;
   rung.max_n = 2048;
   rung.mechanism = "loop order and cache lines";
   rung.summary = "i-k-j scalar loops: unit-stride inner loop, vectorisation off";
+  rung.traffic = row_streaming_traffic;
   rung.prepare = [](const GemmOperands& op) { return make_kernel([op] { gemm_interchange(op.n, op.a, op.b, op.c); }); };
   return rung;
 }

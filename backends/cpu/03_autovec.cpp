@@ -2,6 +2,7 @@
 // the native ISA (-O3 -march=native, 512-bit vectors preferred). The unit-stride inner loop
 // becomes SIMD: with AVX-512, 16 f32 multiply-adds per instruction instead of one.
 #include "../core/registry.hpp"
+#include "traffic_models.hpp"
 
 namespace ladder {
 
@@ -23,6 +24,7 @@ GemmRung autovec_rung() {
   rung.threading = Threading::one_core;
   rung.mechanism = "SIMD width";
   rung.summary = "i-k-j loops auto-vectorised for the native ISA (-O3 -march=native)";
+  rung.traffic = row_streaming_traffic;
   rung.prepare = [](const GemmOperands& op) { return make_kernel([op] { gemm_autovec(op.n, op.a, op.b, op.c); }); };
   return rung;
 }

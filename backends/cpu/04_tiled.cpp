@@ -7,6 +7,7 @@
 
 #include "../core/registry.hpp"
 #include "tiled_kernel.hpp"
+#include "traffic_models.hpp"
 
 namespace ladder {
 namespace {
@@ -71,12 +72,17 @@ void gemm_tiled_rows(std::int64_t n, const float* a, const float* b, float* c, s
   }
 }
 
+std::vector<TrafficTerm> gemm_tiled_traffic(std::int64_t n, int threads) {
+  return tiled_traffic(n, threads, kRows, kCols, kDepth);
+}
+
 GemmRung tiled_rung() {
   GemmRung rung;
   rung.name = "tiled";
   rung.threading = Threading::one_core;
   rung.mechanism = "cache tiling";
   rung.summary = "blocked for registers (6x32 C block) and cache (256-deep K), auto-vectorised, one core";
+  rung.traffic = gemm_tiled_traffic;
   rung.prepare = [](const GemmOperands& op) { return make_kernel([op] { gemm_tiled_rows(op.n, op.a, op.b, op.c, 0, op.n); }); };
   return rung;
 }

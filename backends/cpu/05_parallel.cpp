@@ -16,6 +16,7 @@ GemmRung parallel_rung() {
   rung.threading = Threading::all_cores;
   rung.mechanism = "cores";
   rung.summary = "the tiled kernel with C's rows split across all cores (OpenMP)";
+  rung.traffic = gemm_tiled_traffic;
   rung.prepare = [](const GemmOperands& op) {
     return make_kernel([op] {
 #pragma omp parallel

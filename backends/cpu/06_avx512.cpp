@@ -19,6 +19,7 @@
 
 #include "../core/buffer.hpp"
 #include "../core/registry.hpp"
+#include "traffic_models.hpp"
 #include "row_blocks.hpp"  // outside the target region: plain x86-64 code, shared
 
 namespace ladder {
@@ -83,6 +84,7 @@ GemmRung avx512_rung() {
   rung.rivals = {{optional_rung::openblas.name, ">= 1.0", 2048}, {optional_rung::onednn.name, ""}};
   rung.summary = "hand-written AVX-512 12x32 micro-kernel, packed panels (BLIS structure), all cores";
   rung.unavailable_reason = [] { return isa_unavailable_reason(Isa::avx512); };
+  rung.traffic = [](std::int64_t n, int threads) { return packed_traffic(n, threads, kMR, kNR, kKC, kMC, kPackedB / kKC); };
   rung.prepare = prepare_packed;
   return rung;
 }

@@ -2,6 +2,9 @@
 // cores) rungs; both files are compiled with the same native flags.
 #pragma once
 #include <cstdint>
+#include <vector>
+
+#include "../core/gemm.hpp"
 
 namespace ladder {
 
@@ -9,5 +12,8 @@ constexpr std::int64_t kTiledRows = 6;  // rows of C per register block: split w
 
 // C[rows begin..end) = A[rows] · B, blocked for registers and cache (see 04_tiled.cpp).
 void gemm_tiled_rows(std::int64_t n, const float* a, const float* b, float* c, std::int64_t row_begin, std::int64_t row_end);
+
+// Its traffic model (traffic_models.hpp's tiled_traffic at its own blocking).
+std::vector<TrafficTerm> gemm_tiled_traffic(std::int64_t n, int threads);
 
 }  // namespace ladder

@@ -174,6 +174,24 @@ def fmt_bytes(value):
     return f"{value:.0f} B"
 
 
+def traffic_text(machine, row):
+    """For a CPU rung whose regime came from its traffic model: the term that bound it, the level
+    its working set lives in, and the bandwidth the rung reached there (files from before the
+    models: nothing)."""
+    c = row["case"]
+    term, moved, working_set = c.get("traffic_term"), c.get("traffic_bytes"), c.get("traffic_working_set")
+    if term is None or not moved or not row["seconds"] or row["gpu"]:
+        return ""
+    what = machine.context.get(f"rung_traffic/{row['rung']}/{int(term)}", "")
+    threads = c.get("threads", 1)
+    level = cache_level(machine, working_set, 1)  # the working set is one thread's
+    reached = moved / row["seconds"]
+    roof = level_bandwidth(machine, level, threads)
+    share = f", {reached / roof:.0%} of {level}'s {roof / 1e9:.3g} GB/s" if roof else ""
+    return (f"{what}: {fmt_bytes(moved)} a call from {level} ({fmt_bytes(working_set)} working set), "
+            f"{reached / 1e9:.3g} GB/s{share}")
+
+
 def why_missed(machine, row, previous):
     """The measured reasons a step's factor is off its prediction, computed from the two cases."""
     reasons = []
@@ -183,14 +201,18 @@ def why_missed(machine, row, previous):
                        f"{row['rung']} {row['regime']}-bound")
     threads, previous_threads = c.get("threads", 1), p.get("threads", 1)
     if not on_gpu(machine, row["rung"]) and not on_gpu(machine, previous["rung"]) and c.get("bytes") and p.get("bytes"):
-        level = cache_level(machine, c["bytes"], threads)
-        previous_level = cache_level(machine, p["bytes"], previous_threads)
+        # The working set of the traffic term that bound each (one thread's), else the compulsory bytes.
+        def working_set(case, case_threads):
+            if case.get("traffic_working_set"):
+                return case["traffic_working_set"], cache_level(machine, case["traffic_working_set"], 1)
+            return case["bytes"], cache_level(machine, case["bytes"], case_threads)
+        (here_set, level), (there_set, previous_level) = working_set(c, threads), working_set(p, previous_threads)
         if level != previous_level:
             here, there = level_bandwidth(machine, level, threads), level_bandwidth(machine, previous_level, previous_threads)
             rates = (f"; {level} reads at {here / 1e9:.3g} GB/s, {previous_level} at {there / 1e9:.3g} GB/s"
                      if here and there else "")
-            reasons.append(f"the working set moved from {previous_level} ({fmt_bytes(p['bytes'])} at n = {p['size']}) "
-                           f"to {level} ({fmt_bytes(c['bytes'])} at n = {c['size']}){rates}")
+            reasons.append(f"the working set moved from {previous_level} ({fmt_bytes(there_set)} at n = {p['size']}) "
+                           f"to {level} ({fmt_bytes(here_set)} at n = {c['size']}){rates}")
     if c.get("reorder_seconds") and row["seconds"]:
         reasons.append(f"its operand's one-time reorder, outside the timed calls, takes {c['reorder_seconds'] * 1e3:.3g} ms "
                        f"({c['reorder_seconds'] / row['seconds']:.2g} calls' time)")
@@ -229,6 +251,7 @@ def ladder_rows(machine, size=COMMON_SIZE, gpu_only=False):
                "regime": c.get("regime") if rate else None, "rel_error": c.get("rel_error") if rate else None,
                "predicted": None, "predicted_from": "", "measured": None, "absolute": None, "why": "", "case": c,
                "unit_peak": float(machine.context.get(f"rung_unit_peak_flops/{rung}", 0) or 0) or None}
+        row["traffic"] = traffic_text(machine, row) if rate else ""
         if not row["unit_peak"] and rate and row["peak_fraction"]:  # files written before rung_unit_peak_flops
             row["unit_peak"] = rate / row["peak_fraction"]
         if rate and previous:
@@ -274,8 +297,9 @@ def cells(row, machine=None):
             f"{row['absolute']:.3g}x" if row["absolute"] else "",
             f"{row['measured']:.3g}x" if row["measured"] else "",
             f"{100 * row['peak_fraction']:.3g}%" if row["peak_fraction"] else "",
-            (row["regime"] or "") + (f" ({throttled(machine, row['case'])})" if machine and row["case"] and
-                                      throttled(machine, row["case"]) else ""), row["mechanism"],
+            (row["regime"] or "") + (f" ({row['traffic']})" if row.get("traffic") and row["regime"] == "memory" else "")
+            + (f" ({throttled(machine, row['case'])})" if machine and row["case"] and
+               throttled(machine, row["case"]) else ""), row["mechanism"],
             f"{row['predicted']:.3g}x ({row['predicted_from']})" if row["predicted"] else "",
             row["why"], f"{row['rel_error']:.1e}" if row["rel_error"] is not None else "")
 

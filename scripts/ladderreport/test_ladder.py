@@ -169,3 +169,18 @@ def test_a_missed_prediction_names_what_the_counters_show():
     met = ladder_machine([("naive", 1024, 1.0, {}), ("interchange", 1024, 1 / 12, {})],
                          {"rung/naive": "x: y", "rung/interchange": "loop order and cache lines: z"})
     assert report.ladder_rows(met)[1]["why"] == ""
+
+
+def test_a_memory_bound_rung_names_its_traffic_and_the_bandwidth_it_reached():
+    # autovec at n = 4096 on the Zen 4 VM: B (67 MB) re-read for every row of C, from DRAM.
+    n = 4096
+    m = ladder_machine([("interchange", n, 100.0, {"regime": "compute"}),
+                        ("autovec", n, 16.35, {"regime": "memory", "traffic_term": 1, "traffic_bytes": 4.0 * n ** 3,
+                                               "traffic_working_set": 4.0 * n * n, "roof_fraction": 0.69})],
+                       {"rung/interchange": "loop order and cache lines: i-k-j", "rung/autovec": "SIMD width: i-k-j",
+                        "rung_traffic/autovec/1": "B streamed once per row of C",
+                        "bandwidth_DRAM_one_core_bytes_per_second": "24.3e9"})
+    row = report.ladder_rows(m)[1]
+    assert row["traffic"] == ("B streamed once per row of C: 275 GB a call from DRAM (67.1 MB working set), "
+                              "16.8 GB/s, 69% of DRAM's 24.3 GB/s")
+    assert f"| memory ({row['traffic']}) |" in report.ladder_markdown(m)

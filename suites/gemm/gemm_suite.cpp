@@ -50,14 +50,21 @@ GemmUnit gemm_unit(const GemmRung& rung, const Ceilings& ceilings) {
     if (peak <= 0) return {};
     return {rung.dtype == DType::f32 ? "GPU CUDA cores" : "GPU tensor cores", peak};
   }
-  const double peak = ceilings.peaks.machine_peak(rung.dtype);
+  // A rung built without vectorisation issues one element per instruction: the scalar probe is its roof.
+  if (rung.scalar_units) {
+    const double scalar = ceilings.peaks.probe_peak_at(rung.dtype == DType::f64 ? "scalar-fma-f64" : "scalar-fma", 1);
+    return scalar > 0 ? GemmUnit{"CPU scalar FMA, one core", scalar} : GemmUnit{};
+  }
+  // One core's rungs against one core's peak, the others against all cores'.
+  const bool one_core = rung.threading == Threading::one_core;
+  const double peak = one_core ? ceilings.peaks.peak_at(rung.dtype, 1) : ceilings.peaks.machine_peak(rung.dtype);
   if (peak <= 0) return {};
   // The probe that set the peak names the unit: "amx-bf16 x16 threads", "avx512-bf16 …", "avx512-fma …".
   const std::string source = ceilings.peaks.machine_peak_source(rung.dtype);
   const std::string unit = source.find("amx") != std::string::npos    ? "AMX tiles"
                            : source.find("bf16") != std::string::npos ? "AVX512-BF16 dot products"
                                                                       : "FMA units";
-  return {"CPU " + unit, peak};
+  return {"CPU " + unit + (one_core ? ", one core" : ""), peak};
 }
 
 namespace {
@@ -225,17 +232,40 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
   } else if (ceilings) {
     if (double peak = gemm_unit(rung, *ceilings).peak; peak > 0)
       state.counters["peak_fraction"] = Counter(problem.flops() / peak, Counter::kIsIterationInvariantRate);
-    // The regime: which of compute, memory (the level holding A, B and C) and fixed cost bounds
-    // it, and how close it comes to that roof.
+    // The regime: which of compute, memory (the traffic the rung's loops really generate, from
+    // the level holding each term's working set) and fixed cost bounds it, and how close it
+    // comes to that roof.
     const int threads = threads_of(rung);
-    const Roofs roofs{ceilings->peak(rung.dtype, threads), ceilings->bandwidth(problem.bytes() / threads, threads),
+    const GemmTraffic traffic = gemm_traffic(rung, problem, *ceilings);
+    state.counters["traffic_bytes"] = traffic.bytes;
+    state.counters["traffic_working_set"] = traffic.working_set;
+    state.counters["traffic_term"] = traffic.term;
+    const GemmUnit unit = gemm_unit(rung, *ceilings);
+    const Roofs roofs{unit.peak > 0 ? unit.peak : ceilings->peak(rung.dtype, threads), traffic.bytes_per_second,
                       gemm_overhead_floor(rung, problem, *ceilings)};
-    label += (label.empty() ? "" : "; ") + set_regime(state, problem.flops(), problem.bytes(), roofs);
+    label += (label.empty() ? "" : "; ") + set_regime(state, problem.flops(), traffic.bytes, roofs);
   }
   if (!label.empty()) state.SetLabel(label);
 }
 
 }  // namespace
+
+GemmTraffic gemm_traffic(const GemmRung& rung, const GemmProblem& problem, const Ceilings& c) {
+  const int threads = threads_of(rung);
+  // Term 0, the compulsory bytes: A, B and C, a thread's share of them held where they fit.
+  GemmTraffic worst{0, problem.bytes(), problem.bytes() / threads, c.bandwidth(problem.bytes() / threads, threads)};
+  if (!rung.traffic || worst.bytes_per_second <= 0) return worst;
+  const std::vector<TrafficTerm> terms = rung.traffic(problem.n, threads);
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const TrafficTerm& term = terms[i];
+    // Held in L1, a term's re-reads are the core's own loads: the compute roof covers them.
+    if (c.level(term.working_set, threads) == "L1") continue;
+    const double bandwidth = c.bandwidth(term.working_set, threads);
+    if (bandwidth > 0 && term.bytes / bandwidth > worst.bytes / worst.bytes_per_second)
+      worst = {static_cast<int>(i) + 1, term.bytes, term.working_set, bandwidth};
+  }
+  return worst;
+}
 
 double gemm_overhead_floor(const GemmRung& rung, const GemmProblem& problem, const Ceilings& c) {
   const bool forks = rung.threading == Threading::all_cores && !rung.picks_own_threads;

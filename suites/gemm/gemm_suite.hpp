@@ -104,6 +104,16 @@ struct GemmUnit {
 };
 GemmUnit gemm_unit(const GemmRung& rung, const Ceilings& ceilings);
 
+// The traffic term that bounds a CPU rung's memory time at its size: 0 the compulsory bytes, i the
+// rung's own term i - 1 (GemmRung::traffic), with its bytes, the working set that decides where
+// they come from, and that level's measured bandwidth. Its counters: traffic_term, traffic_bytes,
+// traffic_working_set; the context's rung_traffic/<rung>/<term> names each term.
+struct GemmTraffic {
+  int term = 0;
+  double bytes = 0, working_set = 0, bytes_per_second = 0;
+};
+GemmTraffic gemm_traffic(const GemmRung& rung, const GemmProblem& problem, const Ceilings& ceilings);
+
 // The fixed cost below which a case of this rung cannot go: a call, or an OpenMP fork and join
 // where the rung opens a parallel region on every call, plus the interpreted rungs' dispatches.
 double gemm_overhead_floor(const GemmRung& rung, const GemmProblem& problem, const Ceilings& ceilings);
