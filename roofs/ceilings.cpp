@@ -230,6 +230,8 @@ Ceilings measure_ceilings(const Registry& registry, const MachineInfo& machine, 
       },
       add.ops());
   c.clock_hz = measured_clock_hz(smoke);
+  for (const auto& level : machine.caches)
+    if (level.level == 1 && level.type == "Data") c.l1_data_bytes = static_cast<double>(level.bytes);
   c.theoretical = theoretical_figures(machine, c.clock_hz);
   c.device = measure_device_ceilings(smoke);  // no device (or no CUDA build): name empty
   return c;

@@ -33,6 +33,7 @@ struct Ceilings {
   double dispatch_seconds = 0;           // one bytecode dispatch in the boxed interpreter
   double boxed_add_seconds = 0;          // one boxed float add (loads, add, allocation, pop)
   double clock_hz = 0;                   // one busy core's clock, measured (0 where no probe exists for the ISA)
+  double l1_data_bytes = 0;              // one core's L1 data cache, as the machine describes it (0: not said)
   std::vector<TheoreticalFigure> theoretical;
   DeviceCeilings device;  // the GPU's, where one answers (name empty otherwise)
 

@@ -142,6 +142,7 @@ TEST(Traffic, TheRegimeComesFromTheRungsOwnTraffic) {
   c.threads = 1;
   c.plateaus_one_core = cache::detect_plateaus(curve(200e9, 110e9, 85e9, 20e9), hierarchy(), 1);
   c.plateaus_all_cores = c.plateaus_one_core;
+  c.l1_data_bytes = 32 << 10;
   c.peaks.measurements = {{"avx512-fma", DType::f32, 1, 117.5e9}, {"scalar-fma", DType::f32, 1, 14.7e9}};
   const GemmRung* autovec = registry().find_gemm("autovec");
   ASSERT_TRUE(autovec && autovec->traffic);

@@ -259,9 +259,16 @@ TEST(GemmUnit, EachRungIsSetAgainstThePeakOfTheUnitItRunsOn) {
   GemmRung one_core{.name = "v", .dtype = DType::f32, .threading = Threading::one_core};
   EXPECT_EQ(gemm_unit(one_core, c).name, "CPU FMA units, one core");
   EXPECT_DOUBLE_EQ(gemm_unit(one_core, c).peak, 110e9);
-  GemmRung scalar{.name = "u", .dtype = DType::f32, .threading = Threading::one_core, .scalar_units = true};
+  GemmRung scalar{.name = "u", .dtype = DType::f32, .threading = Threading::one_core};
+  scalar.unit_probe = "scalar-fma";
   EXPECT_EQ(gemm_unit(scalar, c).name, "CPU scalar FMA, one core");
   EXPECT_DOUBLE_EQ(gemm_unit(scalar, c).peak, 14e9);
+  // AVX2 code on an AVX-512 machine: against the AVX2 probe, on all the run's threads.
+  c.threads = 2;
+  GemmRung avx2{.name = "t", .dtype = DType::f32, .threading = Threading::all_cores};
+  avx2.unit_probe = "avx2-fma";
+  EXPECT_EQ(gemm_unit(avx2, c).name, "CPU FMA units (avx2-fma)");
+  EXPECT_DOUBLE_EQ(gemm_unit(avx2, c).peak, 100e9);
   EXPECT_EQ(gemm_unit(cpu_bf16, c).name, "CPU AMX tiles");
   EXPECT_DOUBLE_EQ(gemm_unit(cpu_bf16, c).peak, 4000e9);
   c.peaks.measurements.pop_back();  // no AMX: the vector unit's dot products set the bf16 peak

@@ -106,9 +106,10 @@ struct GemmRung {
   // the ladder size); 0 means no cap. --no-cap lifts it.
   std::int64_t max_n = 0;
   bool self_timed = false;  // the kernel reports its own time (see GemmKernel)
-  // Built without vectorisation: one element per instruction, so its compute roof is the scalar
-  // FMA probe's, not the vector units'.
-  bool scalar_units = false;
+  // The peak probe whose rate is this rung's compute roof, where the rung is held to one unit of
+  // the machine's ("scalar-fma": built without vectorisation; "avx2-fma": AVX2 code on a CPU that
+  // also has AVX-512); empty: the fastest unit for its dtype.
+  std::string unit_probe;
   // Interpreted rungs: bytecode dispatches per FLOP of their program, for the overhead floor.
   double dispatches_per_flop = 0;
   // A library that picks its own thread count (OpenBLAS, oneDNN) may run a small problem on the

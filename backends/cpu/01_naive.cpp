@@ -19,7 +19,7 @@ GemmRung naive_rung() {
   GemmRung rung;
   rung.name = "naive";
   rung.threading = Threading::one_core;
-  rung.scalar_units = true;
+  rung.unit_probe = "scalar-fma";
   rung.max_n = 1024;
   rung.mechanism = "interpretation and boxing";
   rung.summary = "i-j-k scalar loops, -O2, vectorisation off";

@@ -22,7 +22,7 @@ GemmRung interchange_rung() {
   GemmRung rung;
   rung.name = "interchange";
   rung.threading = Threading::one_core;
-  rung.scalar_units = true;
+  rung.unit_probe = "scalar-fma";
   rung.max_n = 2048;
   rung.mechanism = "loop order and cache lines";
   rung.summary = "i-k-j scalar loops: unit-stride inner loop, vectorisation off";

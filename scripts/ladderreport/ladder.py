@@ -207,12 +207,14 @@ def why_missed(machine, row, previous):
                 return case["traffic_working_set"], cache_level(machine, case["traffic_working_set"], 1)
             return case["bytes"], cache_level(machine, case["bytes"], case_threads)
         (here_set, level), (there_set, previous_level) = working_set(c, threads), working_set(p, previous_threads)
-        if level != previous_level:
-            here, there = level_bandwidth(machine, level, threads), level_bandwidth(machine, previous_level, previous_threads)
-            rates = (f"; {level} reads at {here / 1e9:.3g} GB/s, {previous_level} at {there / 1e9:.3g} GB/s"
-                     if here and there else "")
+        here, there = level_bandwidth(machine, level, threads), level_bandwidth(machine, previous_level, previous_threads)
+        # A move explains a miss only in its own direction: to a slower level where the rung fell
+        # short of its prediction, to a faster one where it beat it.
+        short = row["measured"] < row["predicted"]
+        if level != previous_level and here and there and (here < there) == short:
             reasons.append(f"the working set moved from {previous_level} ({fmt_bytes(there_set)} at n = {p['size']}) "
-                           f"to {level} ({fmt_bytes(here_set)} at n = {c['size']}){rates}")
+                           f"to {level} ({fmt_bytes(here_set)} at n = {c['size']}); {level} reads at "
+                           f"{here / 1e9:.3g} GB/s, {previous_level} at {there / 1e9:.3g} GB/s")
     if c.get("reorder_seconds") and row["seconds"]:
         reasons.append(f"its operand's one-time reorder, outside the timed calls, takes {c['reorder_seconds'] * 1e3:.3g} ms "
                        f"({c['reorder_seconds'] / row['seconds']:.2g} calls' time)")

@@ -50,13 +50,14 @@ GemmUnit gemm_unit(const GemmRung& rung, const Ceilings& ceilings) {
     if (peak <= 0) return {};
     return {rung.dtype == DType::f32 ? "GPU CUDA cores" : "GPU tensor cores", peak};
   }
-  // A rung built without vectorisation issues one element per instruction: the scalar probe is its roof.
-  if (rung.scalar_units) {
-    const double scalar = ceilings.peaks.probe_peak_at(rung.dtype == DType::f64 ? "scalar-fma-f64" : "scalar-fma", 1);
-    return scalar > 0 ? GemmUnit{"CPU scalar FMA, one core", scalar} : GemmUnit{};
+  // A rung held to one unit (scalar code, AVX2 code) is set against that unit's probe.
+  const bool one_core = rung.threading == Threading::one_core;
+  if (!rung.unit_probe.empty()) {
+    const double unit_peak = ceilings.peaks.probe_peak_at(rung.unit_probe, one_core ? 1 : ceilings.threads);
+    const std::string name = rung.unit_probe.starts_with("scalar") ? "CPU scalar FMA" : "CPU FMA units (" + rung.unit_probe + ")";
+    return unit_peak > 0 ? GemmUnit{name + (one_core ? ", one core" : ""), unit_peak} : GemmUnit{};
   }
   // One core's rungs against one core's peak, the others against all cores'.
-  const bool one_core = rung.threading == Threading::one_core;
   const double peak = one_core ? ceilings.peaks.peak_at(rung.dtype, 1) : ceilings.peaks.machine_peak(rung.dtype);
   if (peak <= 0) return {};
   // The probe that set the peak names the unit: "amx-bf16 x16 threads", "avx512-bf16 …", "avx512-fma …".
@@ -256,11 +257,21 @@ GemmTraffic gemm_traffic(const GemmRung& rung, const GemmProblem& problem, const
   GemmTraffic worst{0, problem.bytes(), problem.bytes() / threads, c.bandwidth(problem.bytes() / threads, threads)};
   if (!rung.traffic || worst.bytes_per_second <= 0) return worst;
   const std::vector<TrafficTerm> terms = rung.traffic(problem.n, threads);
+  const auto& plateaus = threads > 1 ? c.plateaus_all_cores : c.plateaus_one_core;
   for (std::size_t i = 0; i < terms.size(); ++i) {
     const TrafficTerm& term = terms[i];
-    // Held in L1, a term's re-reads are the core's own loads: the compute roof covers them.
-    if (c.level(term.working_set, threads) == "L1") continue;
-    const double bandwidth = c.bandwidth(term.working_set, threads);
+    // Held in L1, a term's re-reads are the core's own loads: the compute roof covers them. The
+    // machine's L1 size decides; the read sweep's L1 plateau may reach past it (prefetched).
+    const bool in_l1 = c.l1_data_bytes > 0 ? term.working_set <= c.l1_data_bytes : c.level(term.working_set, threads) == "L1";
+    if (in_l1) continue;
+    double lookup = term.working_set;
+    if (c.level(lookup, threads) == "L1")
+      for (const auto& plateau : plateaus)
+        if (plateau.level != "L1") {
+          lookup = std::max(lookup, static_cast<double>(plateau.from_bytes));
+          break;
+        }
+    const double bandwidth = c.bandwidth(lookup, threads);
     if (bandwidth > 0 && term.bytes / bandwidth > worst.bytes / worst.bytes_per_second)
       worst = {static_cast<int>(i) + 1, term.bytes, term.working_set, bandwidth};
   }
