@@ -76,6 +76,13 @@ def predicted_factor(machine, rung, mechanism, previous):
     gpu = float(ctx.get("gpu_peak_f32_fma_flops", 0) or 0)
     below_rate, below_mechanism, below_rung = previous["rate"], previous["mechanism"], previous["rung"]
 
+    # The peak of the unit this rung runs on (its own probe where it is held to one), else the machine's.
+    unit_peak = float(ctx.get(f"rung_unit_peak_flops/{rung}", 0) or 0)
+    unit_name = ctx.get(f"rung_unit/{rung}", "its unit")
+
+    def unit_headroom(fallback, what):
+        return headroom(unit_peak, f"the peak of {unit_name}") if unit_peak else headroom(fallback, what)
+
     def made(factor, basis):
         return {"factor": factor, "from": basis} if factor else None
 
@@ -118,12 +125,12 @@ def predicted_factor(machine, rung, mechanism, previous):
         return made(vector / scalar, f"{name} {gflops(vector)} / scalar-fma {gflops(scalar)}, one core") \
             if vector and scalar else None
     if mechanism == "cache tiling":
-        return headroom(one_core, "one core's f32 peak")
+        return unit_headroom(one_core, "one core's f32 peak")
     if mechanism == "cores":
         return made(all_cores / one_core, f"f32 peak on {threads} threads {gflops(all_cores)} / one core's "
                                           f"{gflops(one_core)}") if all_cores and one_core else None
     if mechanism == "hand-written kernel":
-        return headroom(all_cores, "the all-core f32 peak")
+        return unit_headroom(all_cores, "the all-core f32 peak")
     if mechanism == "tuned library":
         return made(1.0, "a tuned library matches a hand-written kernel at best") \
             if below_mechanism in ("hand-written kernel", "tuned library") else headroom(all_cores, "the all-core f32 peak")
