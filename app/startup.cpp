@@ -115,6 +115,7 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
   for (const auto& rung : registry().gemm) {
     AddCustomContext("rung/" + rung.name, rung.mechanism + ": " + rung.summary);
     AddCustomContext("rung_where/" + rung.name, std::string(threading_name(rung.threading)));
+    if (!rung.parent.empty()) AddCustomContext("rung_parent/" + rung.name, rung.parent);
     // Its traffic model's terms by number (a case's traffic_term counter; 0: the compulsory bytes).
     AddCustomContext("rung_traffic/" + rung.name + "/0", "A and B read once, C written once");
     if (rung.traffic)

@@ -82,6 +82,27 @@ TEST(Registry, NamesAreUniqueAndEveryRungIsComplete) {
   EXPECT_EQ(registry().find_gemm("no-such-rung"), nullptr);
 }
 
+// One chain: every rung but the chain's start names the rung it refines (or the baseline a library
+// is set against), and every name it gives is a rung this build knows (placeholders of rungs not
+// built have none).
+TEST(Registry, EveryRungNamesItsParent) {
+  for (const auto& r : registry().gemm) {
+    if (r.mechanism == "not built") continue;
+    if (r.name == "python") {
+      EXPECT_TRUE(r.parent.empty());
+      continue;
+    }
+    ASSERT_FALSE(r.parent.empty()) << r.name << " names no parent";
+    for (std::size_t start = 0; start <= r.parent.size();) {
+      const std::size_t end = std::min(r.parent.find('|', start), r.parent.size());
+      const std::string name = r.parent.substr(start, end - start);
+      EXPECT_NE(registry().find_gemm(name), nullptr) << r.name << "'s parent " << name << " is no rung";
+      EXPECT_NE(name, r.name);
+      start = end + 1;
+    }
+  }
+}
+
 // The names a build without OpenBLAS, oneDNN or CUDA still knows must be what each backend
 // registers where it is built, or a build without it would list a rung that does not exist.
 TEST(Registry, OptionalRungsAreWhatTheirBackendsRegister) {

@@ -137,6 +137,11 @@ struct GemmRung {
   // (AVX512-BF16: vector instructions), GPU, Python library call, reference. The ladder report
   // predicts each step's factor from it.
   std::string mechanism;
+  // The rung this one refines (its relative speedup and its prediction are over that one), or, for
+  // a library or framework rung, the baseline it is set against; several, '|'-separated, where the
+  // first that ran is meant (the best hand-written rung of the same unit: "avx512|avx2"). Empty
+  // only for the chain's start.
+  std::string parent;
   // The terms of its traffic model at size n on `threads` threads (see TrafficTerm; working sets
   // per thread, bytes over all of them); empty: only the compulsory bytes (a library's blocking
   // is its own, a GPU's traffic is not modelled).

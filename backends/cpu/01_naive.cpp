@@ -22,6 +22,7 @@ GemmRung naive_rung() {
   rung.unit_probe = "scalar-fma";
   rung.max_n = 1024;
   rung.mechanism = "interpretation and boxing";
+  rung.parent = "boxed";
   rung.summary = "i-j-k scalar loops, -O2, vectorisation off";
   // Each multiply-add steps down a column of B to a new cache line; the line serves the next
   // column's walk (j + 1) only while the column's n lines stay in a cache.

@@ -25,6 +25,7 @@ GemmRung interchange_rung() {
   rung.unit_probe = "scalar-fma";
   rung.max_n = 2048;
   rung.mechanism = "loop order and cache lines";
+  rung.parent = "naive";
   rung.summary = "i-k-j scalar loops: unit-stride inner loop, vectorisation off";
   rung.traffic = row_streaming_traffic;
   rung.prepare = [](const GemmOperands& op) { return make_kernel([op] { gemm_interchange(op.n, op.a, op.b, op.c); }); };

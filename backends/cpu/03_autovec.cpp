@@ -23,6 +23,7 @@ GemmRung autovec_rung() {
   rung.name = "autovec";
   rung.threading = Threading::one_core;
   rung.mechanism = "SIMD width";
+  rung.parent = "interchange";
   rung.summary = "i-k-j loops auto-vectorised for the native ISA (-O3 -march=native)";
   rung.traffic = row_streaming_traffic;
   rung.prepare = [](const GemmOperands& op) { return make_kernel([op] { gemm_autovec(op.n, op.a, op.b, op.c); }); };

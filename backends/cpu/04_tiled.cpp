@@ -81,6 +81,7 @@ GemmRung tiled_rung() {
   rung.name = "tiled";
   rung.threading = Threading::one_core;
   rung.mechanism = "cache tiling";
+  rung.parent = "autovec";
   rung.summary = "blocked for registers (6x32 C block) and cache (256-deep K), auto-vectorised, one core";
   rung.traffic = gemm_tiled_traffic;
   rung.prepare = [](const GemmOperands& op) { return make_kernel([op] { gemm_tiled_rows(op.n, op.a, op.b, op.c, 0, op.n); }); };

@@ -90,6 +90,7 @@ GemmRung avx2_rung() {
   rung.name = "avx2";
   rung.threading = Threading::all_cores;
   rung.mechanism = "hand-written kernel";
+  rung.parent = "parallel";
   rung.unit_probe = "avx2-fma";
   rung.rivals = {{optional_rung::openblas.name, ""}, {optional_rung::onednn.name, ""}};
   rung.summary = "hand-written AVX2 6x16 micro-kernel, packed panels (BLIS structure), all cores";

@@ -81,6 +81,7 @@ GemmRung avx512_rung() {
   rung.small_gemm_sweep = true;
   rung.threading = Threading::all_cores;
   rung.mechanism = "hand-written kernel";
+  rung.parent = "parallel";
   rung.unit_probe = "avx512-fma";
   rung.rivals = {{optional_rung::openblas.name, ">= 1.0", 2048}, {optional_rung::onednn.name, ""}};
   rung.summary = "hand-written AVX-512 12x32 micro-kernel, packed panels (BLIS structure), all cores";

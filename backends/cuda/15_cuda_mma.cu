@@ -139,6 +139,7 @@ GemmRung mma_rung(const OptionalRung& which, const char* summary) {
   rung.threading = Threading::device;
   rung.self_timed = true;
   rung.mechanism = "matrix units";
+  rung.parent = optional_rung::cuda_warptile.name;  // WMMA tiles against the best FMA kernel
   rung.summary = summary;
   rung.unavailable_reason = [which] { return cuda::unavailable_for(which.dtype, which.name); };
   rung.prepare = [which](const GemmOperands& op) {

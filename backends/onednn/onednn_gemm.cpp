@@ -92,6 +92,10 @@ GemmRung onednn_rung(DType dtype, bool packed = false) {
   // AVX512-BF16 dot products: vector instructions, no matrix unit.
   const char* bf16_mechanism = isa_unavailable_reason(Isa::amx).empty() ? "matrix units" : "bf16 dot products";
   rung.mechanism = packed ? "ahead-of-time layout" : dtype == DType::bf16 ? bf16_mechanism : "tuned library";
+  // The packed rungs over their unpacked selves; bf16 over oneDNN's f32; f32 over the best hand-written kernel.
+  rung.parent = packed                 ? std::string(dtype == DType::bf16 ? o::onednn_bf16.name : o::onednn.name)
+                : dtype == DType::bf16 ? std::string(o::onednn.name)
+                                       : std::string("avx512|avx2");
   const std::string what =
       dtype == DType::bf16 ? "oneDNN matmul, bf16 in, f32 out (AMX or AVX512_BF16)" : "oneDNN matmul f32 (JIT for this ISA)";
   rung.summary = what + (packed ? ", B reordered once into the layout oneDNN picks (outside the timing)" : "") + ", all cores";

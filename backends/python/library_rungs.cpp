@@ -90,10 +90,21 @@ const Needs kTorchWithBf16Gpu{
     "has PyTorch that sees a GPU with bf16 tensor cores (compute capability 8.0 or later; or set LADDER_PYTHON)"};
 
 // `library` is what library_matmul.py runs: numpy, torch, torch-bf16, torch-cuda(-tf32, -f16, -bf16).
+// A library rung is set against the library it reaches, called from C (numpy and torch: their BLAS).
+std::string c_library_of(const std::string& name) {
+  if (name == "torch-bf16") return optional_rung::onednn_bf16.name;
+  if (name == "torch-cuda-tf32") return optional_rung::cublas_tf32.name;
+  if (name == "torch-cuda-f16") return optional_rung::cublas_f16.name;
+  if (name == "torch-cuda-bf16") return optional_rung::cublas_bf16.name;
+  if (name == "torch-cuda" || name == "jax" || name == "cupy") return optional_rung::cublas.name;
+  return optional_rung::openblas.name;
+}
+
 GemmRung library_rung(const std::string& name, const std::string& library, const Needs& needs, std::string summary,
                       DType dtype = DType::f32, Threading threading = Threading::all_cores) {
   GemmRung rung;
   rung.name = name;
+  rung.parent = c_library_of(name);
   rung.dtype = dtype;
   rung.threading = threading;
   rung.picks_own_threads = true;  // the library's own pool; small calls run on one thread

@@ -64,7 +64,7 @@ def gemm_rungs(machine):
 
 
 def predicted_factor(machine, rung, mechanism, previous):
-    """What the rung's mechanism allows over the rung above, from this run's own probes:
+    """What the rung's mechanism allows over `previous` (the rung it refines), from this run's own probes:
     {"factor", "from": the probes (or the headroom) it came from}, or None."""
     ctx = machine.context
     one_core = float(ctx.get("peak_f32_flops_one_core", 0) or 0)
@@ -263,14 +263,24 @@ def ladder_rows(machine, size=COMMON_SIZE, gpu_only=False):
         row["traffic"] = traffic_text(machine, row) if rate else ""
         if not row["unit_peak"] and rate and row["peak_fraction"]:  # files written before rung_unit_peak_flops
             row["unit_peak"] = rate / row["peak_fraction"]
-        if rate and previous:
-            prediction = predicted_factor(machine, rung, row["mechanism"], previous)
+        # Over the rung it refines (or the baseline a library is set against) where the file names
+        # one that ran; older files: the rung above.
+        parents = [p for p in str(machine.context.get(f"rung_parent/{rung}", "")).split("|") if p]
+        by_name = {r["rung"]: r for r in rows if r["rate"]}
+        parent = next((by_name[p] for p in parents if p in by_name), None)
+        row["parent"] = parent["rung"] if parent else None
+        if parents and not parent:
+            row["parent_missing"] = parents[0]
+        above = parent if parents else previous
+        if rate and above:
+            prediction = predicted_factor(machine, rung, row["mechanism"], above)
             row["predicted"] = prediction["factor"] if prediction else None
             row["predicted_from"] = prediction["from"] if prediction else ""
-            row["measured"] = previous["seconds_at_size"] / row["seconds_at_size"] if row["seconds_at_size"] else None
+            row["measured"] = above["seconds_at_size"] / row["seconds_at_size"] if row["seconds_at_size"] else None
+            row["parent"] = above["rung"]
             if row["predicted"] and row["measured"] and not (
                     1 / MISS_FACTOR <= row["measured"] / row["predicted"] <= MISS_FACTOR):
-                row["why"] = why_missed(machine, row, previous)
+                row["why"] = why_missed(machine, row, above)
         if rate and row["seconds_at_size"]:
             bottom = bottom or row
             row["absolute"] = bottom["seconds_at_size"] / row["seconds_at_size"]
@@ -304,7 +314,8 @@ def cells(row, machine=None):
             (f"{row['rate'] / 1e9:,.0f}" if row["rate"] >= 1e12 else f"{row['rate'] / 1e9:.4g}") if ok else "",
             f"{row['absolute']:,.0f}x" if row["absolute"] and row["absolute"] >= 10 else
             f"{row['absolute']:.3g}x" if row["absolute"] else "",
-            f"{row['measured']:.3g}x" if row["measured"] else "",
+            (f"{row['measured']:.3g}x over {row['parent']}" if row["measured"] else
+             f"({row['parent_missing']} did not run)" if row.get("parent_missing") else ""),
             f"{100 * row['peak_fraction']:.3g}%" if row["peak_fraction"] else "",
             (row["regime"] or "") + (f" ({row['traffic']})" if row.get("traffic") and row["regime"] == "memory" else "")
             + (f" ({throttled(machine, row['case'])})" if machine and row["case"] and
@@ -338,10 +349,11 @@ def introduction(machine, rows):
              f"{ctx.get('date', '?')}, profile {ctx.get('profile', '?')}). C = A·B, n×n, every rung at n = {COMMON_SIZE}: "
              f"a rung measured at another n (slow rungs stop at their cap) has its time extrapolated by n³ from the size "
              "it ran at, marked \"extrapolated from n = …\"; its GFLOP/s and % of peak are those it was measured at.",
-             "Absolute speedup: over the bottom rung; relative: over the rung above (both from the times at "
+             "Absolute speedup: over the bottom rung; relative: over the rung it refines, named in the cell (a "
+             "library or framework rung: over the baseline it is set against; both from the times at "
              f"n = {COMMON_SIZE}). % of unit peak: against the measured peak of the unit the rung runs on"
              + (f" ({peaks_line(machine, rows)})" if peaks_line(machine, rows) else "") + ". "
-             "Predicted: the factor the rung's mechanism allows over the rung above, from this run's own probes, "
+             "Predicted: the factor the rung's mechanism allows over that rung, from this run's own probes, "
              "each named beside it (a vector FMA probe over the scalar one, the all-core peak over one core's, the bf16 "
              "peak over the f32 one, or the headroom to the measured peak; on a GPU, the headroom to the device's peak "
              "for the rung, and for tensor cores the ratio of the two rungs' measured cuBLAS peaks). "
@@ -375,12 +387,14 @@ def ladder_csv(machine):
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(("machine", "rung", "what it is", "device · unit", "n measured", "n", "extrapolated", "seconds at n",
-                     "flops per second", "absolute speedup", "relative speedup", "peak fraction", "unit peak flops",
+                     "flops per second", "absolute speedup", "relative speedup", "over", "peak fraction", "unit peak flops",
                      "regime", "mechanism", "predicted factor", "predicted from", "why it differs", "rel error"))
     for r in ladder_rows(machine) + gpu_large_rows(machine):
         writer.writerow((machine.id, r["rung"], r["summary"], r["unit"], r["n"] or "", r["size"], int(r["extrapolated"]),
                          *("" if v is None else f"{v:.6g}" for v in (r["seconds_at_size"], r["rate"], r["absolute"],
-                                                                      r["measured"], r["peak_fraction"], r["unit_peak"])),
+                                                                      r["measured"])),
+                         r.get("parent") or "",
+                         *("" if v is None else f"{v:.6g}" for v in (r["peak_fraction"], r["unit_peak"])),
                          r["regime"] or "", r["mechanism"], "" if r["predicted"] is None else f"{r['predicted']:.6g}",
                          r["predicted_from"], r["why"], "" if r["rel_error"] is None else f"{r['rel_error']:.3g}"))
     return out.getvalue()

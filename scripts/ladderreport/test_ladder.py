@@ -184,3 +184,22 @@ def test_a_memory_bound_rung_names_its_traffic_and_the_bandwidth_it_reached():
     assert row["traffic"] == ("B streamed once per row of C: 275 GB a call from DRAM (67.1 MB working set), "
                               "16.8 GB/s, 69% of DRAM's 24.3 GB/s")
     assert f"| memory ({row['traffic']}) |" in report.ladder_markdown(m)
+
+
+def test_each_rung_is_set_against_the_rung_it_refines_not_the_row_above():
+    # The chain as the registry names it: openblas against the best hand-written kernel that ran
+    # (avx512, else avx2), numpy against the BLAS it calls, not against whatever row precedes them.
+    cases = [("parallel", 4096, 1.0, {}), ("avx2", 4096, 0.8, {}), ("openblas", 4096, 0.5, {}),
+             ("onednn", 4096, 0.4, {}), ("numpy", 4096, 0.55, {}), ("amx", 4096, 0.1, {})]
+    context = {"rung/parallel": "cores: x", "rung/avx2": "hand-written kernel: x", "rung/openblas": "tuned library: x",
+               "rung/onednn": "tuned library: x", "rung/numpy": "Python library call: x", "rung/amx": "matrix units: x",
+               "rung_parent/avx2": "parallel", "rung_parent/openblas": "avx512|avx2", "rung_parent/onednn": "avx512|avx2",
+               "rung_parent/numpy": "openblas", "rung_parent/amx": "avx512"}
+    m = ladder_machine(cases, context)
+    rows = {r["rung"]: r for r in report.ladder_rows(m)}
+    assert rows["openblas"]["parent"] == "avx2" and rows["openblas"]["measured"] == pytest.approx(0.8 / 0.5)
+    assert rows["onednn"]["parent"] == "avx2" and rows["onednn"]["measured"] == pytest.approx(0.8 / 0.4)
+    assert rows["numpy"]["parent"] == "openblas" and rows["numpy"]["measured"] == pytest.approx(0.5 / 0.55)
+    assert rows["amx"]["measured"] is None and rows["amx"]["parent_missing"] == "avx512"
+    text = report.ladder_markdown(m)
+    assert "| 0.909x over openblas |" in text and "| (avx512 did not run) |" in text

@@ -16,6 +16,7 @@ GemmRung boxed_rung() {
   // The k loop runs 17 instructions (FOR_ITER … JUMP) for one multiply and one add.
   rung.dispatches_per_flop = 17.0 / 2;
   rung.mechanism = "reference";
+  rung.parent = boxed::kPythonRung;
   rung.rivals = {{boxed::kPythonRung, "within 1/3 .. 3"}};  // a faithful model of CPython's costs
   rung.summary = "bytecode interpreter over boxed, reference-counted values (CPython's model)";
   rung.prepare = [](const GemmOperands& op) {
