@@ -181,6 +181,23 @@ def fmt_bytes(value):
     return f"{value:.0f} B"
 
 
+# A time's spread: its repetitions' coefficient of variation, and the interval of +-2 CV around it
+# (about 95% of the repetitions where they spread normally).
+SPREAD_CVS = 2.0
+
+
+def within_noise(row, parent):
+    """Whether the two rungs' times are closer than their repetitions' spread: their intervals of
+    +-2 CV overlap (None where either has no CV: one repetition)."""
+    a, b = row["case"].get("cv"), parent["case"].get("cv")
+    if a is None or b is None or not row["seconds_at_size"] or not parent["seconds_at_size"]:
+        return None
+    low, high = sorted((row["seconds_at_size"], parent["seconds_at_size"]))
+    spread_low = SPREAD_CVS * (a if low == row["seconds_at_size"] else b)
+    spread_high = SPREAD_CVS * (b if low == row["seconds_at_size"] else a)
+    return low * (1 + spread_low) >= high * (1 - spread_high)
+
+
 def traffic_text(machine, row):
     """For a CPU rung whose regime came from its traffic model: the term that bound it, the level
     its working set lives in, and the bandwidth the rung reached there (files from before the
@@ -278,6 +295,7 @@ def ladder_rows(machine, size=COMMON_SIZE, gpu_only=False):
             row["predicted_from"] = prediction["from"] if prediction else ""
             row["measured"] = above["seconds_at_size"] / row["seconds_at_size"] if row["seconds_at_size"] else None
             row["parent"] = above["rung"]
+            row["within_noise"] = within_noise(row, above)
             if row["predicted"] and row["measured"] and not (
                     1 / MISS_FACTOR <= row["measured"] / row["predicted"] <= MISS_FACTOR):
                 row["why"] = why_missed(machine, row, above)
@@ -310,11 +328,13 @@ def cells(row, machine=None):
     n = (f"{row['size']} (extrapolated from n = {row['n']})" if row["extrapolated"] else str(row["n"])) if row["n"] else ""
     seconds = row["seconds_at_size"]
     return (row["rung"], row["summary"], row["unit"], n,
-            (f"{seconds:.4g}" if seconds else "") if ok else "failed",
+            ((f"{seconds:.4g}" + (f" ± {100 * row['case']['cv']:.2g}%" if row["case"].get("cv") is not None else ""))
+             if seconds else "") if ok else "failed",
             (f"{row['rate'] / 1e9:,.0f}" if row["rate"] >= 1e12 else f"{row['rate'] / 1e9:.4g}") if ok else "",
             f"{row['absolute']:,.0f}x" if row["absolute"] and row["absolute"] >= 10 else
             f"{row['absolute']:.3g}x" if row["absolute"] else "",
-            (f"{row['measured']:.3g}x over {row['parent']}" if row["measured"] else
+            (f"{row['measured']:.3g}x over {row['parent']}" + (" (within noise)" if row.get("within_noise") else "")
+             if row["measured"] else
              f"({row['parent_missing']} did not run)" if row.get("parent_missing") else ""),
             f"{100 * row['peak_fraction']:.3g}%" if row["peak_fraction"] else "",
             (row["regime"] or "") + (f" ({row['traffic']})" if row.get("traffic") and row["regime"] == "memory" else "")
@@ -349,6 +369,8 @@ def introduction(machine, rows):
              f"{ctx.get('date', '?')}, profile {ctx.get('profile', '?')}). C = A·B, n×n, every rung at n = {COMMON_SIZE}: "
              f"a rung measured at another n (slow rungs stop at their cap) has its time extrapolated by n³ from the size "
              "it ran at, marked \"extrapolated from n = …\"; its GFLOP/s and % of peak are those it was measured at.",
+             "Time: the median of the repetitions, ± their coefficient of variation (CV); a relative speedup whose "
+             f"two times lie within ±{SPREAD_CVS:g} CV of each other reads \"within noise\". "
              "Absolute speedup: over the bottom rung; relative: over the rung it refines, named in the cell (a "
              "library or framework rung: over the baseline it is set against; both from the times at "
              f"n = {COMMON_SIZE}). % of unit peak: against the measured peak of the unit the rung runs on"
@@ -388,7 +410,8 @@ def ladder_csv(machine):
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(("machine", "rung", "what it is", "device · unit", "n measured", "n", "extrapolated", "seconds at n",
                      "flops per second", "absolute speedup", "relative speedup", "over", "peak fraction", "unit peak flops",
-                     "regime", "mechanism", "predicted factor", "predicted from", "why it differs", "rel error"))
+                     "regime", "mechanism", "predicted factor", "predicted from", "why it differs", "rel error",
+                     "time cv", "within noise"))
     for r in ladder_rows(machine) + gpu_large_rows(machine):
         writer.writerow((machine.id, r["rung"], r["summary"], r["unit"], r["n"] or "", r["size"], int(r["extrapolated"]),
                          *("" if v is None else f"{v:.6g}" for v in (r["seconds_at_size"], r["rate"], r["absolute"],
@@ -396,7 +419,9 @@ def ladder_csv(machine):
                          r.get("parent") or "",
                          *("" if v is None else f"{v:.6g}" for v in (r["peak_fraction"], r["unit_peak"])),
                          r["regime"] or "", r["mechanism"], "" if r["predicted"] is None else f"{r['predicted']:.6g}",
-                         r["predicted_from"], r["why"], "" if r["rel_error"] is None else f"{r['rel_error']:.3g}"))
+                         r["predicted_from"], r["why"], "" if r["rel_error"] is None else f"{r['rel_error']:.3g}",
+                         "" if r["case"].get("cv") is None else f"{r['case']['cv']:.3g}",
+                         "" if r.get("within_noise") is None else int(r["within_noise"])))
     return out.getvalue()
 
 

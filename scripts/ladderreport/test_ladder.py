@@ -203,3 +203,20 @@ def test_each_rung_is_set_against_the_rung_it_refines_not_the_row_above():
     assert rows["amx"]["measured"] is None and rows["amx"]["parent_missing"] == "avx512"
     text = report.ladder_markdown(m)
     assert "| 0.909x over openblas |" in text and "| (avx512 did not run) |" in text
+
+
+def test_every_time_carries_its_spread_and_a_speedup_inside_it_reads_within_noise():
+    # torch 1.01x over openblas with 3% CVs: within noise; avx512 1.5x over parallel with 2%: not.
+    cases = [("parallel", 4096, 0.45, {"cv": 0.02}), ("avx512", 4096, 0.30, {"cv": 0.02}),
+             ("openblas", 4096, 0.50, {"cv": 0.03}), ("torch", 4096, 0.495, {"cv": 0.03}), ("numpy", 4096, 0.49, {})]
+    context = {"rung/avx512": "hand-written kernel: x", "rung/openblas": "tuned library: x",
+               "rung/torch": "Python library call: x", "rung/numpy": "Python library call: x",
+               "rung_parent/avx512": "parallel", "rung_parent/openblas": "avx512",
+               "rung_parent/torch": "openblas", "rung_parent/numpy": "openblas"}
+    m = ladder_machine(cases, context)
+    rows = {r["rung"]: r for r in report.ladder_rows(m)}
+    assert rows["torch"]["within_noise"] is True and rows["avx512"]["within_noise"] is False
+    assert rows["numpy"]["within_noise"] is None  # one repetition: no spread to judge by
+    text = report.ladder_markdown(m)
+    assert "| 1.01x over openblas (within noise) |" in text and "| 1.5x over parallel |" in text
+    assert "| 0.495 ± 3% |" in text
