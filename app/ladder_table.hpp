@@ -41,6 +41,7 @@ std::string min_time_flag(std::string value, std::string_view version);
 // Passes every run to the console reporter and keeps a copy for the ladder table.
 class CollectingReporter : public benchmark::ConsoleReporter {
  public:
+  explicit CollectingReporter(bool colour = true) : ConsoleReporter(colour ? OO_Defaults : OO_Tabular) {}
   // The machine's context once, however many rounds the run takes.
   bool ReportContext(const Context& context) override {
     if (context_printed_) return true;

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <unistd.h>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,19 @@ void initialize_benchmark(Options& opt) {
   int bench_argc = static_cast<int>(bench_argv.size());
   benchmark::Initialize(&bench_argc, bench_argv.data());
   if (bench_argc > 1) usage_error(fmt::format("unknown Google Benchmark flag '{}'", bench_argv[1]));
+}
+
+// Whether the console's rows are coloured: --benchmark_color=VALUE where given (auto as below);
+// else only on a terminal, and never under NO_COLOR (no-color.org) or --no-color. (Google
+// Benchmark coloured them wherever TERM named a colour terminal, a pipe or a file included.)
+bool console_colour(const Options& opt) {
+  for (const std::string& arg : opt.benchmark_args)
+    if (arg.rfind("--benchmark_color=", 0) == 0) {
+      const std::string value = arg.substr(std::string("--benchmark_color=").size());
+      if (value != "auto") return !(value == "false" || value == "no" || value == "0" || value == "off");
+    }
+  const char* no_color = std::getenv("NO_COLOR");
+  return !opt.no_color && !(no_color && *no_color) && isatty(STDOUT_FILENO);
 }
 
 // Each timed case's own noise counters, for the verdict.
@@ -213,7 +227,7 @@ int run(int argc, char** argv) {
     benchmark::AddCustomContext("repetitions", policy.describe());
     if (results) results->merge_rounds();
   }
-  CollectingReporter reporter;
+  CollectingReporter reporter(console_colour(opt));
   if (results)
     results->set_interim_context([&] {
       NoiseReport noise = assess_noise(before, sample_cpu(), machine.logical_cpus, machine.threads, peak_pairs(ceilings));

@@ -50,6 +50,8 @@ const char* const kHelpOptions = R"(                    With a GPU, stream, roof
                     alone with the others; each device's results in its own file (out.gpuN.json)
   --list            list every rung with "available" or "unavailable: <reason>", then exit
   --machine-id      print this machine's results folder name (results/<id>/), then exit
+  --no-color        no colour in the console; also where NO_COLOR is set or stdout is no
+                    terminal (a pipe, a file, CI), unless --benchmark_color says otherwise
   --help            this text
 
 Google Benchmark's flags pass through, among them:
@@ -189,6 +191,8 @@ Options parse_options(int argc, char** argv) {
       o.print_machine_id = true;
     } else if (name == "--no-cap") {
       o.uncapped = true;
+    } else if (name == "--no-color") {
+      o.no_color = true;
     } else if (name == "--suite") {
       for (auto& s : split(take_value(), ',')) {
         if (!find_suite(s)) usage_error(fmt::format("unknown suite '{}' (available: {})", s, suite_names()));

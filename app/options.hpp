@@ -35,6 +35,7 @@ struct Options {
   ResultsFormat out_format = ResultsFormat::json;
   bool user_min_time = false;
   bool user_repetitions = false;
+  bool no_color = false;                    // --no-color
   std::vector<std::string> benchmark_args;  // passed on to Google Benchmark
 };
 

@@ -98,6 +98,17 @@ TEST(Cli, SetUpNotesComeWithTheHeaderNeverAheadOfAnError) {
   if (const auto cap = capped.output.find("instead of 4 x the last-level cache"); cap != std::string::npos)
     EXPECT_LT(capped.output.find("measuring the machine's ceilings"), cap) << capped.output;
 }
+// A pipe, a file or CI gets plain text (Google Benchmark coloured its rows wherever TERM named a
+// colour terminal); a terminal still gets colour, and --benchmark_color=true asks for it anywhere.
+TEST(Cli, APipeGetsNoColourCodes) {
+  const std::string run = "--profile smoke --suite gemm --rungs naive --sizes 8 --benchmark_min_time=0.001";
+  const Result piped = run_ladderbench(run, "TERM=xterm-256color");
+  EXPECT_EQ(piped.exit_code, 0) << piped.output;
+  EXPECT_EQ(piped.output.find('\x1b'), std::string::npos) << piped.output;
+  const Result asked = run_ladderbench(run + " --benchmark_color=true", "TERM=xterm-256color");
+  EXPECT_NE(asked.output.find('\x1b'), std::string::npos) << asked.output;
+}
+
 TEST(Cli, RejectsABadIsaCap) { expect_usage_error("--list", "LADDER_MAX_ISA='sse9'", "LADDER_MAX_ISA=sse9"); }
 
 // Availability is the real path having worked once, here. An interpreter whose PyTorch imports
