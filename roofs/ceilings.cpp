@@ -130,25 +130,27 @@ double theoretical_value(const DeviceCeilings& d, const std::string& format) {
 
 double Ceilings::peak(DType dtype, int t) const { return peaks.peak_at(dtype, t > 1 ? threads : 1); }
 
-double Ceilings::bandwidth(double bytes_per_thread, int t) const {
+const cache::Plateau* Ceilings::holder(double bytes_per_thread, int t) const {
   const auto& plateaus = t > 1 ? plateaus_all_cores : plateaus_one_core;
-  if (plateaus.empty()) return triad_bytes_per_second;
+  if (plateaus.empty()) return nullptr;
   // The last plateau that starts at or below the working set. One in the transition after a
   // plateau still partly fits that level, so the slower level's rate would be no roof: it gets
   // the faster one's.
-  const cache::Plateau* holder = &plateaus.front();
+  const cache::Plateau* found = &plateaus.front();
   for (const auto& p : plateaus)
-    if (static_cast<double>(p.from_bytes) <= bytes_per_thread) holder = &p;
-  return holder->level == "DRAM" ? dram_bandwidth(t) : holder->bytes_per_second;
+    if (static_cast<double>(p.from_bytes) <= bytes_per_thread) found = &p;
+  return found;
+}
+
+double Ceilings::bandwidth(double bytes_per_thread, int t) const {
+  const cache::Plateau* level = holder(bytes_per_thread, t);
+  if (!level) return triad_bytes_per_second;
+  return level->level == "DRAM" ? dram_bandwidth(t) : level->bytes_per_second;
 }
 
 std::string Ceilings::level(double bytes_per_thread, int t) const {
-  const auto& plateaus = t > 1 ? plateaus_all_cores : plateaus_one_core;
-  if (plateaus.empty()) return "";
-  const cache::Plateau* holder = &plateaus.front();
-  for (const auto& p : plateaus)
-    if (static_cast<double>(p.from_bytes) <= bytes_per_thread) holder = &p;
-  return holder->level;
+  const cache::Plateau* level = holder(bytes_per_thread, t);
+  return level ? level->level : "";
 }
 
 double Ceilings::dram_bandwidth(int t) const {

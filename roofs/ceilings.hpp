@@ -43,6 +43,8 @@ struct Ceilings {
   double bandwidth(double bytes_per_thread, int threads) const;
   // The name of that level ("L1" .. "DRAM"; "" before a sweep).
   std::string level(double bytes_per_thread, int threads) const;
+  // The read sweep's plateau of that level (nullptr before a sweep).
+  const cache::Plateau* holder(double bytes_per_thread, int threads) const;
   // Main memory's roof: the DRAM read plateau, or on all cores STREAM triad (with either kind of
   // store) where that is higher: reads alone may not fill the memory system that mixed traffic does.
   double dram_bandwidth(int threads) const;

@@ -189,13 +189,12 @@ SPREAD_CVS = 2.0
 def within_noise(row, parent):
     """Whether the two rungs' times are closer than their repetitions' spread: their intervals of
     +-2 CV overlap (None where either has no CV: one repetition)."""
-    a, b = row["case"].get("cv"), parent["case"].get("cv")
-    if a is None or b is None or not row["seconds_at_size"] or not parent["seconds_at_size"]:
-        return None
-    low, high = sorted((row["seconds_at_size"], parent["seconds_at_size"]))
-    spread_low = SPREAD_CVS * (a if low == row["seconds_at_size"] else b)
-    spread_high = SPREAD_CVS * (b if low == row["seconds_at_size"] else a)
-    return low * (1 + spread_low) >= high * (1 - spread_high)
+    def interval(r):
+        cv, seconds = r["case"].get("cv"), r["seconds_at_size"]
+        return None if cv is None or not seconds else (seconds * (1 - SPREAD_CVS * cv), seconds * (1 + SPREAD_CVS * cv))
+
+    a, b = interval(row), interval(parent)
+    return None if a is None or b is None else a[0] <= b[1] and b[0] <= a[1]
 
 
 def traffic_text(machine, row):
@@ -291,17 +290,16 @@ def ladder_rows(machine, size=COMMON_SIZE, gpu_only=False):
         # one that ran; older files: the rung above.
         parents = [p for p in str(machine.context.get(f"rung_parent/{rung}", "")).split("|") if p]
         by_name = {r["rung"]: r for r in rows if r["rate"]}
-        parent = next((by_name[p] for p in parents if p in by_name), None)
-        row["parent"] = parent["rung"] if parent else None
-        if parents and not parent:
+        above = next((by_name[p] for p in parents if p in by_name), None) if parents else previous
+        row["parent"] = above["rung"] if above and parents else None
+        if parents and not above:
             row["parent_missing"] = parents[0]
-        above = parent if parents else previous
         if rate and above:
             prediction = predicted_factor(machine, rung, row["mechanism"], above)
             row["predicted"] = prediction["factor"] if prediction else None
             row["predicted_from"] = prediction["from"] if prediction else ""
             row["measured"] = above["seconds_at_size"] / row["seconds_at_size"] if row["seconds_at_size"] else None
-            row["parent"] = above["rung"]
+            row["parent"] = above["rung"]  # older files: the rung above, named too
             row["within_noise"] = within_noise(row, above)
             if row["predicted"] and row["measured"] and not (
                     1 / MISS_FACTOR <= row["measured"] / row["predicted"] <= MISS_FACTOR):

@@ -231,8 +231,8 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
       label += (label.empty() ? "" : "; ") + set_regime(state, problem.flops(), problem.bytes(), roofs);
     }
   } else if (ceilings) {
-    if (double peak = gemm_unit(rung, *ceilings).peak; peak > 0)
-      state.counters["peak_fraction"] = Counter(problem.flops() / peak, Counter::kIsIterationInvariantRate);
+    const GemmUnit unit = gemm_unit(rung, *ceilings);
+    if (unit.peak > 0) state.counters["peak_fraction"] = Counter(problem.flops() / unit.peak, Counter::kIsIterationInvariantRate);
     // The regime: which of compute, memory (the traffic the rung's loops really generate, from
     // the level holding each term's working set) and fixed cost bounds it, and how close it
     // comes to that roof.
@@ -241,7 +241,6 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
     state.counters["traffic_bytes"] = traffic.bytes;
     state.counters["traffic_working_set"] = traffic.working_set;
     state.counters["traffic_term"] = traffic.term;
-    const GemmUnit unit = gemm_unit(rung, *ceilings);
     const Roofs roofs{unit.peak > 0 ? unit.peak : ceilings->peak(rung.dtype, threads), traffic.bytes_per_second,
                       gemm_overhead_floor(rung, problem, *ceilings)};
     label += (label.empty() ? "" : "; ") + set_regime(state, problem.flops(), traffic.bytes, roofs);
