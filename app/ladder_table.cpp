@@ -90,13 +90,6 @@ std::string format_factor(double factor) {
 
 }  // namespace
 
-void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
-  std::vector<Run> named = runs;
-  for (Run& run : named) drop_repeats_from_name(run);
-  runs_.insert(runs_.end(), named.begin(), named.end());
-  ConsoleReporter::ReportRuns(named);
-}
-
 std::vector<LadderRow> ladder_rows(const Registry& registry, const std::vector<benchmark::BenchmarkReporter::Run>& runs,
                                    std::int64_t ladder_n) {
   // rung name → (n → run)
@@ -116,6 +109,7 @@ std::vector<LadderRow> ladder_rows(const Registry& registry, const std::vector<b
     const benchmark::BenchmarkReporter::Run* run = pick == sizes.begin() ? pick->second : std::prev(pick)->second;
     LadderRow row;
     row.rung = rung.name;
+    row.parent = rung.parent;
     row.dtype = std::string(dtype_name(rung.dtype));
     row.n = parse_case_name(run->run_name.str())->n;
     if (run_failed(*run)) {
@@ -138,25 +132,36 @@ std::vector<LadderRow> ladder_rows(const Registry& registry, const std::vector<b
 }
 
 std::string format_ladder(const std::vector<LadderRow>& rows) {
-  std::string out = fmt::format("{:<13} {:<5} {:>6} {:>8} {:>11} {:>10} {:>9} {:>11} {:>10} {:>9}\n", "rung", "dtype", "n",
-                                "threads", "time", "GFLOP/s", "% peak", "x previous", "x boxed", "rel error");
-  double boxed = 0, previous = 0;
+  constexpr const char* kRow = "{:<18} {:<5} {:>5} {:>3} {:>9} {:>9} {:>6} {:>17} {:>8} {:>8}\n";
+  std::string out =
+      fmt::format(kRow, "rung", "dtype", "n", "thr", "time", "GFLOP/s", "% peak", "x over its parent", "x boxed", "rel err");
+  std::map<std::string, double> rate;  // of the rows that ran
   for (const auto& row : rows)
-    if (row.rung == "boxed" && row.error.empty()) boxed = row.flops;
+    if (row.error.empty()) rate[row.rung] = row.flops;
+  // The first of the parent's alternatives that ran.
+  const auto parent_of = [&rate](const LadderRow& row) -> std::string {
+    for (const std::string& name : split(row.parent, '|'))
+      if (rate.count(name) && rate[name] > 0) return name;
+    return "";
+  };
+  const double boxed = rate.count("boxed") ? rate["boxed"] : 0;
+  std::string notes;
   for (const auto& row : rows) {
     if (!row.error.empty()) {
-      out += fmt::format("{:<13} {:<5} {:>6}  FAILED: {}\n", row.rung, row.dtype, row.n, row.error);
+      out += fmt::format("{:<18} {:<5} {:>5}  FAILED: {}\n", row.rung, row.dtype, row.n, row.error);
       continue;
     }
-    out +=
-        fmt::format("{:<13} {:<5} {:>6} {:>8} {:>11} {:>10} {:>9} {:>11} {:>10} {:>9}\n", row.rung, row.dtype, row.n, row.threads,
-                    format_time(row.seconds), format_rate(row.flops),
-                    row.peak_fraction > 0 ? fmt::format("{:.1f}%", row.peak_fraction * 100) : "-",
-                    previous > 0 ? format_factor(row.flops / previous) : "-", boxed > 0 ? format_factor(row.flops / boxed) : "-",
-                    row.rel_error >= 0 ? fmt::format("{:.1e}", row.rel_error) : "-");
-    if (row.cv > kNoisyCv) out.insert(out.size() - 1, fmt::format("  noisy (CV {:.0f}%)", 100 * row.cv));
-    previous = row.flops;
+    const std::string parent = parent_of(row);
+    out += fmt::format(kRow, row.rung, row.dtype, row.n, row.threads, format_time(row.seconds), format_rate(row.flops),
+                       row.peak_fraction > 0 ? fmt::format("{:.1f}%", row.peak_fraction * 100) : "-",
+                       parent.empty() ? "-" : format_factor(row.flops / rate[parent]) + " " + parent,
+                       boxed > 0 ? format_factor(row.flops / boxed) : "-",
+                       row.rel_error >= 0 ? fmt::format("{:.1e}", row.rel_error) : "-");
+    if (row.cv > kNoisyCv)
+      notes += fmt::format("note: {} is noisy (CV {:.0f}%): its repetitions spread more than {:.0f}%\n", row.rung, 100 * row.cv,
+                           100 * kNoisyCv);
   }
+  out += notes;
   // A rate above the measured peak means the peak probe ran in a noisy spell: say so rather
   // than let the figure stand unexplained.
   for (const auto& row : rows)
@@ -208,11 +213,11 @@ std::string format_roofline_summary(const std::vector<benchmark::BenchmarkReport
     // The device's sweep against device memory, the host's against STREAM triad in DRAM.
     const bool device = series.first == "cuda";
     const double memory = device ? ceilings.device.memory_bytes_per_second() : ceilings.triad_bytes_per_second;
-    out += fmt::format(
-        "  {:<7} {:<4} k={:<3} {:>8.2f} GB/s ({:>5.1f}% of {})   k={:<3} {:>9.2f} GFLOP/s ({:>5.1f}% of its peak probe)   {}\n",
-        series.first, series.second, low.first, low_bandwidth / 1e9, memory > 0 ? 100 * low_bandwidth / memory : 0.0,
-        device ? "device memory" : "STREAM triad", high.first, counter(*high.second, "flops") / 1e9,
-        100 * counter(*high.second, "peak_fraction"), high.second->report_label);
+    out +=
+        fmt::format("  {:<7}{:<5}k={:<4}{:>7.1f} GB/s ({:>5.1f}% of {})  k={:<4}{:>8.1f} GFLOP/s ({:>5.1f}% of peak)  {}\n",
+                    series.first, series.second, low.first, low_bandwidth / 1e9, memory > 0 ? 100 * low_bandwidth / memory : 0.0,
+                    device ? "device memory" : "triad", high.first, counter(*high.second, "flops") / 1e9,
+                    100 * counter(*high.second, "peak_fraction"), high.second->report_label);
   }
   return out;
 }
@@ -240,11 +245,11 @@ std::string format_roof_check(const std::vector<benchmark::BenchmarkReporter::Ru
   if (above == 0)
     return fmt::format("  all {} figures at or below their roof (the closest: {:.2f}, {})\n", figures, largest, where);
   return fmt::format(
-      "  {} of {} figures above their roof (the largest: {:.2f}, {}). Each roof is a lower bound on the time, from\n"
-      "  ceilings measured before the cases and, for a GEMM rung, its traffic model: above 1 means the machine\n"
-      "  moved in between (a shared VM's memory bandwidth, clock or fork cost) or the model counted bytes from a\n"
-      "  slower level than the caches served them from (a working set near a level's size), not a case beating\n"
-      "  its roof. Compare the repetitions, or run again.\n",
+      "  {} of {} figures above their roof (the largest: {:.2f}, {}). Each roof is a lower bound on the time, from "
+      "ceilings measured before the cases and, for a GEMM rung, its traffic model: above 1 means the machine moved in "
+      "between (a shared VM's memory bandwidth, clock or fork cost) or the model counted bytes from a slower level than "
+      "the caches served them from (a working set near a level's size), not a case beating its roof. Compare the "
+      "repetitions, or run again.\n",
       above, figures, largest, where);
 }
 
@@ -258,9 +263,17 @@ namespace {
 // (ms per pass and share), so that PyTorch's time stands beside our own backends' on each row.
 std::string format_model_ops_side_by_side(
     const std::map<std::int64_t, std::vector<std::pair<std::string, const benchmark::BenchmarkReporter::Run*>>>& by_tokens) {
+  using Backends = std::vector<std::pair<std::string, const benchmark::BenchmarkReporter::Run*>>;
+  // Three backends a block keep a row within 100 columns; more come in further blocks.
+  constexpr std::size_t kBackendsPerBlock = 3;
+  std::vector<std::pair<std::int64_t, Backends>> blocks;
+  for (const auto& [tokens, all] : by_tokens) {
+    if (all.size() < 2) continue;
+    for (std::size_t first = 0; first < all.size(); first += kBackendsPerBlock)
+      blocks.emplace_back(tokens, Backends(all.begin() + first, all.begin() + std::min(all.size(), first + kBackendsPerBlock)));
+  }
   std::string out;
-  for (const auto& [tokens, backends] : by_tokens) {
-    if (backends.size() < 2) continue;
+  for (const auto& [tokens, backends] : blocks) {
     out += fmt::format("  side by side, tokens:{} (ms per pass, share of the operations' time)\n    {:<26}", tokens, "operation");
     for (const auto& [backend, run] : backends) out += fmt::format(" {:>18}", backend);
     out += "\n";

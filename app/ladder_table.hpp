@@ -38,26 +38,6 @@ std::vector<std::string> split(const std::string& text, char separator);
 // number, the only form 1.7 reads; seconds are written in the library's form either way.
 std::string min_time_flag(std::string value, std::string_view version);
 
-// Passes every run to the console reporter and keeps a copy for the ladder table.
-class CollectingReporter : public benchmark::ConsoleReporter {
- public:
-  explicit CollectingReporter(bool colour = true) : ConsoleReporter(colour ? OO_Defaults : OO_Tabular) {}
-  // The machine's context once, however many rounds the run takes.
-  bool ReportContext(const Context& context) override {
-    if (context_printed_) return true;
-    context_printed_ = true;
-    return ConsoleReporter::ReportContext(context);
-  }
-  void ReportRuns(const std::vector<Run>& runs) override;
-  const std::vector<Run>& runs() const { return runs_; }
-  // After adaptive rounds: the repetitions of every round and the statistics over all of them.
-  void replace_runs(std::vector<Run> runs) { runs_ = std::move(runs); }
-
- private:
-  std::vector<Run> runs_;
-  bool context_printed_ = false;
-};
-
 struct LadderRow {
   std::string rung;
   std::string dtype;
@@ -69,6 +49,7 @@ struct LadderRow {
   std::string error;         // non-empty: the case failed and has no speed
   double rel_error = -1;     // against the double reference: what the number format costs (<0: none)
   double cv = 0;             // the repetitions' coefficient of variation (0: one repetition)
+  std::string parent;        // the rung it improves on ("avx512|avx2": the first of them that ran)
 };
 // Above this coefficient of variation of its repetitions a case is marked noisy (as in report.py).
 inline constexpr double kNoisyCv = 0.10;
@@ -78,8 +59,9 @@ inline constexpr double kNoisyCv = 0.10;
 std::vector<LadderRow> ladder_rows(const Registry& registry, const std::vector<benchmark::BenchmarkReporter::Run>& runs,
                                    std::int64_t ladder_n);
 
-// rung, n, time, GFLOP/s, % of peak, speedup over the rung above it in the table (the one it
-// improves on), over boxed, and the relative error against the reference.
+// rung, n, time, GFLOP/s, % of peak, speedup over its parent (the rung it improves on, as the
+// published ladder report has it), over boxed, and the relative error against the reference;
+// within 100 columns, notes (noisy rows, rates above the peak) under the table.
 std::string format_ladder(const std::vector<LadderRow>& rows);
 
 // Head-to-head ratios of rungs measured in this run (same n), e.g. avx512 against openblas.

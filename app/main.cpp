@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "roofs/ceilings.hpp"
+#include "case_rows.hpp"
+#include "console.hpp"
 #include "console_report.hpp"
 #include "core/load.hpp"
 #include "core/machine.hpp"
@@ -22,6 +24,7 @@
 #include "every_device.hpp"
 #include "ladder_table.hpp"
 #include "options.hpp"
+#include "progress.hpp"
 #include "repetitions.hpp"
 #include "results_file.hpp"
 #include "selection.hpp"
@@ -64,6 +67,14 @@ bool console_colour(const Options& opt) {
   return !opt.no_color && !(no_color && *no_color) && isatty(STDOUT_FILENO);
 }
 
+// What a case costs before any is measured: its repetitions at the minimum time, with Google
+// Benchmark's sizing runs (up to a tenth of it each, growing tenfold) and the verification before
+// and after (a few calls) on top. The progress estimate corrects it by the cases done.
+double prior_seconds_per_case(const Options& opt, int repetitions) {
+  const double min_time = opt.min_time_seconds.value_or(opt.profile == "quick" ? 0.2 : 0.5);
+  return repetitions * min_time * 1.3 + 0.2;
+}
+
 // Each timed case's own noise counters, for the verdict.
 std::vector<CaseNoise> case_noise(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
   std::vector<CaseNoise> cases;
@@ -78,19 +89,18 @@ std::vector<CaseNoise> case_noise(const std::vector<benchmark::BenchmarkReporter
 }
 
 // Writes the results where asked; the exit status (0, or kRunError where nothing could be written).
-int commit_results(ResultsFile* results, const Options& opt, const NoiseReport& noise) {
+int commit_results(ResultsFile* results, const Options& opt, const NoiseReport& noise, Console& console) {
   if (!results) return 0;
   if (results->runs_reported() == 0) {
     results->discard();
-    std::fprintf(stderr, "ladderbench: no case ran, so nothing was written; %s is unchanged\n",
-                 opt.out_path.value_or("").c_str());
+    console.always(stderr,
+                   fmt::format("ladderbench: no case ran, so nothing was written; {} is unchanged\n", opt.out_path.value_or("")));
     return kRunError;
   }
   if (auto error = results->commit(noise.context()); !error.empty()) {
-    std::fprintf(stderr, "ladderbench: the results were not written: %s\n", error.c_str());
+    console.always(stderr, fmt::format("ladderbench: the results were not written: {}\n", error));
     return kRunError;
   }
-  std::fprintf(stderr, "ladderbench: results written to %s\n", opt.out_path.value_or("").c_str());
   return 0;
 }
 
@@ -99,7 +109,8 @@ int commit_results(ResultsFile* results, const Options& opt, const NoiseReport& 
 // (each case's cost estimated from its own repetitions); then the statistics over every round
 // replace each round's own, in the file and in the console's tables.
 void run_more_rounds(const std::vector<BenchmarkCase>& cases, const RepetitionPolicy& policy,
-                     std::chrono::steady_clock::duration first_round, CollectingReporter& reporter, ResultsFile* results) {
+                     std::chrono::steady_clock::duration first_round, CollectingReporter& reporter, ResultsFile* results,
+                     Console& console, Progress& progress) {
   using Seconds = std::chrono::duration<double>;
   const double first_round_seconds = Seconds(first_round).count();
   const double timed = timed_seconds(reporter.runs());
@@ -112,18 +123,19 @@ void run_more_rounds(const std::vector<BenchmarkCase>& cases, const RepetitionPo
     if (noisy == 0) break;
     const std::vector<std::string> chosen = cases_for_round(reporter.runs(), policy, left, wall_per_timed_second);
     if (chosen.empty()) {
-      std::fprintf(stderr, "ladderbench: %zu case(s) still spread more than %.0f%%; the extra rounds' budget (%.0f s) is spent\n",
-                   noisy, 100 * policy.target_cv, policy.budget_share * first_round_seconds);
+      console.say(stderr, fmt::format("ladderbench: {} case(s) still spread more than {:.0f}%; the extra rounds' budget "
+                                      "({:.0f} s) is spent\n",
+                                      noisy, 100 * policy.target_cv, policy.budget_share * first_round_seconds));
       break;
     }
     std::vector<BenchmarkCase> again;
     for (const BenchmarkCase& c : cases)
       if (std::find(chosen.begin(), chosen.end(), c.name) != chosen.end()) again.push_back(c);
-    std::fprintf(stderr,
-                 "ladderbench: round %d: %zu case(s) spread more than %.0f%%; %zu of them fit in the %.1f s left; %d more "
-                 "repetitions each\n",
-                 round, noisy, 100 * policy.target_cv, again.size(), std::max(0.0, left), policy.step);
-    register_cases(again, nullptr, policy.step);
+    console.say(stderr, fmt::format("ladderbench: round {}: {} case(s) spread more than {:.0f}%; {} of them fit in the "
+                                    "{:.1f} s left; {} more repetitions each\n",
+                                    round, noisy, 100 * policy.target_cv, again.size(), std::max(0.0, left), policy.step));
+    progress.round(round, static_cast<int>(again.size()), std::max(0.0, left));
+    register_cases(again, [&progress](const BenchmarkCase& c) { progress.case_started(c.name); }, policy.step);
     benchmark::RunSpecifiedBenchmarks(&reporter, results);
   }
   std::vector<benchmark::BenchmarkReporter::Run> runs = renumbered_repetitions(reporter.runs());
@@ -203,23 +215,25 @@ int run(int argc, char** argv) {
   }
   start_gpu_telemetry();
   const CpuSample before = sample_cpu();
-  std::fprintf(stderr, "ladderbench: %s, %d threads, %zu cases; measuring the machine's ceilings ...\n",
-               machine.cpu_model.c_str(), machine.threads, cases.size());
-  for (const auto& note : setup_notes()) std::fprintf(stderr, "ladderbench: note: %s\n", note.c_str());
+  Console console(opt.quiet);
+  const int repetitions = opt.adaptive ? RepetitionPolicy{}.floor : opt.repetitions;
+  Progress progress(console, prior_seconds_per_case(opt, repetitions));
+  console.say(stderr, fmt::format("ladderbench: {}, {} threads, {} cases; measuring the machine's ceilings ...\n",
+                                  machine.cpu_model, machine.threads, cases.size()));
+  for (const auto& note : setup_notes()) console.say(stderr, fmt::format("ladderbench: note: {}\n", note));
   if (results)
     for (const auto& stale : results->stale_files())
-      std::fprintf(stderr,
-                   "ladderbench: note: %s was left by a run killed before it finished (SIGKILL, out of memory); it holds "
-                   "what that run measured, as unfinished JSON, and is left as it is\n",
-                   stale.c_str());
+      console.say(stderr, fmt::format("ladderbench: note: {} was left by a run killed before it finished (SIGKILL, out of "
+                                      "memory); it holds what that run measured, as unfinished JSON, and is left as it is\n",
+                                      stale));
+  progress.phase("measuring the machine's ceilings");
   ceilings = opt.list_tests ? Ceilings{} : measure_ceilings(registry(), machine, opt.profile == "smoke");
-  if (!opt.list_tests) std::fputs(format_ceilings(ceilings).c_str(), stderr);
+  progress.phase("");
+  if (!opt.list_tests) console.say(stderr, format_ceilings(ceilings));
   for (const auto& warning : startup_noise_warnings(before, sample_cpu(), machine.logical_cpus, machine.threads))
-    std::fprintf(stderr, "ladderbench: warning: %s\n", warning.c_str());
+    console.say(stderr, fmt::format("ladderbench: warning: {}\n", warning));
   add_context(machine, ceilings, opt.sizes ? "custom sizes" : opt.profile);
   for (const auto& note : array_cap_notes()) benchmark::AddCustomContext("array_size_capped", note);
-  int started = 0;
-  const int total = static_cast<int>(cases.size());
   RepetitionPolicy policy;
   if (opt.adaptive_cv) policy.target_cv = *opt.adaptive_cv;
   if (opt.adaptive_budget) policy.budget_share = *opt.adaptive_budget;
@@ -227,7 +241,11 @@ int run(int argc, char** argv) {
     benchmark::AddCustomContext("repetitions", policy.describe());
     if (results) results->merge_rounds();
   }
-  CollectingReporter reporter(console_colour(opt));
+  CollectingReporter reporter(console,
+                              opt.quiet || opt.list_tests ? RowStyle::none
+                              : opt.verbose               ? RowStyle::verbose
+                                                          : RowStyle::compact,
+                              console_colour(opt));
   if (results)
     results->set_interim_context([&] {
       NoiseReport noise = assess_noise(before, sample_cpu(), machine.logical_cpus, machine.threads, peak_pairs(ceilings));
@@ -238,30 +256,40 @@ int run(int argc, char** argv) {
                         fmt::format("judged over the {} timed run(s) measured before the run was interrupted", measured.size()));
       return keys;
     });
-  register_cases(
-      cases,
-      [&started, total](const BenchmarkCase& c) {
-        std::fprintf(stderr, "[%d/%d] %s: verifying and timing\n", ++started, total, c.name.c_str());
-      },
-      opt.adaptive ? policy.floor : 0);
+  progress.round(1, static_cast<int>(cases.size()));
+  if (opt.adaptive) progress.extra_rounds(policy.budget_share);
+  register_cases(cases, [&progress](const BenchmarkCase& c) { progress.case_started(c.name); }, opt.adaptive ? policy.floor : 0);
   const auto first_round_start = std::chrono::steady_clock::now();
   benchmark::RunSpecifiedBenchmarks(&reporter, results.get());
   if (opt.adaptive && !opt.list_tests)
-    run_more_rounds(cases, policy, std::chrono::steady_clock::now() - first_round_start, reporter, results.get());
+    run_more_rounds(cases, policy, std::chrono::steady_clock::now() - first_round_start, reporter, results.get(), console,
+                    progress);
+  progress.finish();
   benchmark::Shutdown();
   if (opt.list_tests) return 0;
 
   // Report.
   NoiseReport noise = assess_noise(before, sample_cpu(), machine.logical_cpus, machine.threads, peak_pairs(ceilings));
   name_noisy_cases(noise, case_noise(reporter.runs()));
-  const int status = commit_results(results.get(), opt, noise);
-  print_console_reports(reporter.runs(), ceilings, noise, opt.profile);
+  const int status = commit_results(results.get(), opt, noise, console);
+  print_console_reports(reporter.runs(), ceilings, opt.profile, console);
   int failed = 0;
   for (const auto& run : reporter.runs())
     if (run_failed(run)) {
       ++failed;
-      std::fprintf(stderr, "ladderbench: FAILED %s: %s\n", run.run_name.str().c_str(), run_error(run).c_str());
+      console.always(stderr, fmt::format("ladderbench: FAILED {}: {}\n", run.run_name.str(), run_error(run)));
     }
+  ClosingFacts closing;
+  closing.noise = noise;
+  if (results && status == 0 && opt.out_path) {
+    closing.results_path = opt.out_path;
+    closing.previous_run = previous_run(*opt.out_path, opt.sizes ? "custom sizes" : opt.profile);
+  }
+  closing.cases = count_cases(reporter.runs());
+  closing.failed = failed;
+  closing.seconds = progress.elapsed_seconds();
+  closing.gemm_ran = any_gemm_case(reporter.runs());
+  console.always(stdout, closing_lines(closing));
   return failed > 0 ? kRunError : status;
 }
 

@@ -50,6 +50,10 @@ const char* const kHelpOptions = R"(                    With a GPU, stream, roof
                     alone with the others; each device's results in its own file (out.gpuN.json)
   --list            list every rung with "available" or "unavailable: <reason>", then exit
   --machine-id      print this machine's results folder name (results/<id>/), then exit
+  --quiet, -q       only errors and the closing summary (the ladder, the verdict, where the
+                    results went); no progress, no rows
+  --verbose, -v     Google Benchmark's full console rows (every counter) instead of the short
+                    ones; the results file holds every counter either way
   --no-color        no colour in the console; also where NO_COLOR is set or stdout is no
                     terminal (a pipe, a file, CI), unless --benchmark_color says otherwise
   --help            this text
@@ -70,17 +74,17 @@ Google Benchmark's flags pass through, among them:
   --benchmark_context=user_K=V,...  your own context entries; their keys must start with user_
                                 (every other key is the program's own measurement or record)
 
-Cases are named suite/rung/dtype/size (Google Benchmark appends /real_time or /manual_time
-to the name in its output). Every case is verified before it is timed (GEMM against a double
-reference; the other kernels by a checksum with a closed form); a case that fails is reported
-as an error and gets no speed. Before the cases, the machine's ceilings are measured (peak
-FLOP/s per dtype, read bandwidth per memory level, fixed costs) and written to the context.
-Every element is held to its own bound, not only the output's norm. Three timed calls a
-repetition, drawn at random, start from a poisoned output and are verified with timing paused;
-after timing, the output the timed calls left and one more call on a poisoned output are too; a
-rate above 1.5x the machine's measured peak is an error, and so is a small case whose calls from a
-poisoned output take over 3x its timed ones (it skipped work). A rung is listed as available only
-once its real path ran here (a GEMM at n = 64, verified). The context records
+Cases are named suite/rung/dtype/size (Google Benchmark appends /real_time or /manual_time to
+the name in the results file and the --verbose rows). Every case is verified before it is timed
+(GEMM against a double reference; the other kernels by a checksum with a closed form); a case
+that fails is reported as an error and gets no speed. Before the cases, the machine's ceilings
+are measured (peak FLOP/s per dtype, read bandwidth per memory level, fixed costs) and written
+to the context. Every element is held to its own bound, not only the output's norm. Three timed
+calls a repetition, drawn at random, start from a poisoned output and are verified with timing
+paused; after timing, the output the timed calls left and one more call on a poisoned output are
+too; a rate above 1.5x the machine's measured peak is an error, and so is a small case whose
+calls from a poisoned output take over 3x its timed ones (it skipped work). A rung is listed as
+available only once its real path ran here (a GEMM at n = 64, verified). The context records
 whether the machine was quiet (noise_verdict, noise_reasons: CPU time other processes took, the
 load average, more threads than CPUs, ceilings that contradict themselves); the console says so.
 Exit status: 0 every case passed; 1 a case failed or the results could not be written; 2 bad input.
@@ -193,6 +197,10 @@ Options parse_options(int argc, char** argv) {
       o.uncapped = true;
     } else if (name == "--no-color") {
       o.no_color = true;
+    } else if (name == "--quiet" || name == "-q") {
+      o.quiet = true;
+    } else if (name == "--verbose" || name == "-v") {
+      o.verbose = true;
     } else if (name == "--suite") {
       for (auto& s : split(take_value(), ',')) {
         if (!find_suite(s)) usage_error(fmt::format("unknown suite '{}' (available: {})", s, suite_names()));
@@ -266,8 +274,15 @@ Options parse_options(int argc, char** argv) {
       } else if (name == "--benchmark_min_time" || name == "--benchmark_repetitions" || name == "--benchmark_format") {
         usage_error(fmt::format("{} needs a value, as {}=VALUE", name, name));
       }
-      if (name == "--benchmark_min_time") o.user_min_time = true;
-      if (name == "--benchmark_repetitions") o.user_repetitions = true;
+      if (name == "--benchmark_min_time") {
+        o.user_min_time = true;
+        // "0.5" or "0.5s" is seconds (for the progress estimate); "100x" is iterations.
+        if (!value.empty() && value.back() != 'x') o.min_time_seconds = std::strtod(value.c_str(), nullptr);
+      }
+      if (name == "--benchmark_repetitions") {
+        o.user_repetitions = true;
+        o.repetitions = std::max(1, std::atoi(value.c_str()));
+      }
       if (name == "--benchmark_list_tests") o.list_tests = !has_value || (value != "false" && value != "0");
       o.benchmark_args.push_back(name == "--benchmark_min_time" && has_value ? min_time_flag(value, LADDER_BENCHMARK_VERSION)
                                                                              : arg);
@@ -275,6 +290,7 @@ Options parse_options(int argc, char** argv) {
       usage_error(fmt::format("unknown option '{}'", arg));
     }
   }
+  if (o.quiet && o.verbose) usage_error("--quiet and --verbose ask for opposite things; give one of them");
   if (o.adaptive && o.user_repetitions)
     usage_error("--adaptive chooses the repetitions itself; leave out --benchmark_repetitions, or --adaptive");
   // Shared machines are noisy: the full and ladder profiles repeat each case adaptively

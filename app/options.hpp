@@ -36,6 +36,10 @@ struct Options {
   bool user_min_time = false;
   bool user_repetitions = false;
   bool no_color = false;                    // --no-color
+  bool quiet = false;                       // --quiet: errors and the closing summary only
+  bool verbose = false;                     // --verbose: Google Benchmark's full rows
+  std::optional<double> min_time_seconds;   // --benchmark_min_time, where given in seconds
+  int repetitions = 1;                      // --benchmark_repetitions
   std::vector<std::string> benchmark_args;  // passed on to Google Benchmark
 };
 

@@ -172,7 +172,8 @@ signal_case() {  # signal_case SIGNAL
   "$exe" --profile smoke --suite gemm --rungs naive,autovec,tiled,parallel --benchmark_min_time=0.3 \
     --benchmark_out="$work/f/results.json" >"$log" 2>&1 &
   local pid=$!
-  for _ in $(seq 1 300); do grep -q '\[3/' "$log" && break; sleep 0.1; done
+  # Two cases' rows printed: the third is being measured.
+  for _ in $(seq 1 300); do [ "$(grep -c '^gemm/' "$log")" -ge 2 ] && break; sleep 0.1; done
   kill -"$1" "$pid"
   wait "$pid"
   local rc=$?

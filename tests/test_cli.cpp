@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -20,8 +22,13 @@ struct Result {
   std::string output;  // stdout and stderr together
 };
 
+Result run_ladderbench_command(const std::string& command);
+
 Result run_ladderbench(const std::string& args, const std::string& env = "") {
-  std::string command = fmt::format("{} '{}' {} 2>&1", env, LADDERBENCH_EXE, args);
+  return run_ladderbench_command(fmt::format("{} '{}' {} 2>&1", env, LADDERBENCH_EXE, args));
+}
+
+Result run_ladderbench_command(const std::string& command) {
   Result r;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return r;
@@ -105,8 +112,64 @@ TEST(Cli, APipeGetsNoColourCodes) {
   const Result piped = run_ladderbench(run, "TERM=xterm-256color");
   EXPECT_EQ(piped.exit_code, 0) << piped.output;
   EXPECT_EQ(piped.output.find('\x1b'), std::string::npos) << piped.output;
-  const Result asked = run_ladderbench(run + " --benchmark_color=true", "TERM=xterm-256color");
+  const Result asked = run_ladderbench(run + " --verbose --benchmark_color=true", "TERM=xterm-256color");
   EXPECT_NE(asked.output.find('\x1b'), std::string::npos) << asked.output;
+}
+
+// What a terminal of 100 columns shows (a pseudo-terminal through script(1)): no line wider than
+// it once each carriage return has redrawn it, a status line that updates in place, and an ending
+// that names the results file and the next command; --quiet keeps the ending and drops the rows.
+TEST(Cli, ATerminalOf100ColumnsGetsLinesThatFitAndAStatusLine) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1) here";
+  const std::string out = fmt::format("{}/terminal-{}.json", LADDER_TEST_TMP, getpid());
+  const auto on_terminal = [&out](const std::string& flags) {
+    const std::string inner = fmt::format(
+        "stty cols 100 rows 40; '{}' --profile smoke --suite gemm,stream --rungs naive,avx2,triad "
+        "--benchmark_min_time=0.01 --benchmark_out='{}' {}",
+        LADDERBENCH_EXE, out, flags);
+    return run_ladderbench_command(fmt::format("TERM=xterm script -qefc \"{}\" /dev/null", inner));
+  };
+  const Result r = on_terminal("");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  int status_draws = 0;
+  std::set<std::string> statuses;
+  std::istringstream in(r.output);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // the terminal's own CR LF
+    // Each carriage return starts the line again: every piece is what the terminal shows.
+    std::istringstream pieces(line);
+    for (std::string piece; std::getline(pieces, piece, '\r');) {
+      if (piece.rfind("\x1b[K", 0) == 0) {
+        piece.erase(0, 3);
+        ++status_draws;
+        if (!piece.empty()) statuses.insert(piece);
+      }
+      EXPECT_EQ(piece.find('\x1b'), std::string::npos) << "an escape other than erase-line: " << piece;
+      int columns = 0;
+      for (const char c : piece) columns += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+      EXPECT_LE(columns, 100) << piece;
+    }
+  }
+  EXPECT_GE(statuses.size(), 2u) << "the status line is redrawn with new content:\n" << r.output;
+  EXPECT_NE(r.output.find(" left: gemm/naive/f32/n:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Results: " + out), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("report.py ladder " + out), std::string::npos) << r.output;
+  const Result quiet = on_terminal("--quiet");
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.output;
+  EXPECT_EQ(quiet.output.find("gemm/naive/f32/n:8 "), std::string::npos) << quiet.output;
+  EXPECT_EQ(quiet.output.find("measuring the machine's ceilings"), std::string::npos) << quiet.output;
+  EXPECT_EQ(quiet.output.find('\x1b'), std::string::npos) << "no status line under --quiet: " << quiet.output;
+  EXPECT_NE(quiet.output.find("Results: " + out), std::string::npos) << quiet.output;
+  // Through a pipe: plain progress lines, no control characters at all.
+  const Result piped =
+      run_ladderbench(fmt::format("--profile smoke --suite gemm --rungs naive --benchmark_min_time=0.01 "
+                                  "--benchmark_out='{}'",
+                                  out));
+  EXPECT_EQ(piped.exit_code, 0) << piped.output;
+  EXPECT_EQ(piped.output.find('\x1b'), std::string::npos) << piped.output;
+  EXPECT_EQ(piped.output.find('\r'), std::string::npos) << piped.output;
+  EXPECT_NE(piped.output.find("[1/"), std::string::npos) << piped.output;
+  std::filesystem::remove(out);
 }
 
 TEST(Cli, RejectsABadIsaCap) { expect_usage_error("--list", "LADDER_MAX_ISA='sse9'", "LADDER_MAX_ISA=sse9"); }

@@ -256,8 +256,8 @@ TEST_F(TrustCli, APartialFileLeftByAKilledRunIsNamedByTheNext) {
   const fs::path log = dir_ / "killed.log";
   // Cases of 5 s each: the kill comes while the second runs.
   shell(fmt::format(
-      "{} --profile smoke --suite gemm --rungs naive,autovec --benchmark_min_time=5 --benchmark_out='{}' 2>'{}' & pid=$!; "
-      "for i in $(seq 600); do grep -q '^\\[2/' '{}' && break; sleep 0.1; done; kill -9 $pid; wait $pid",
+      "{} --profile smoke --suite gemm --rungs naive,autovec --benchmark_min_time=5 --benchmark_out='{}' >'{}' 2>&1 & pid=$!; "
+      "for i in $(seq 600); do grep -q '^gemm/' '{}' && break; sleep 0.1; done; kill -9 $pid; wait $pid",
       exe(), out_.string(), log.string(), log.string()));
   std::vector<std::string> stale;
   for (const auto& name : leftovers())
@@ -305,6 +305,7 @@ TEST_F(TrustCli, AnInterruptedRunKeepsWhatItMeasured) {
   const pid_t child = fork();
   if (child == 0) {
     dup2(pipe_fds[1], STDERR_FILENO);
+    dup2(pipe_fds[1], STDOUT_FILENO);
     close(pipe_fds[0]);
     const std::string out_flag = "--benchmark_out=" + out_.string();
     execl(LADDERBENCH_EXE, LADDERBENCH_EXE, "--profile", "smoke", "--suite", "gemm", "--rungs", "naive,autovec,tiled,parallel",
@@ -312,10 +313,16 @@ TEST_F(TrustCli, AnInterruptedRunKeepsWhatItMeasured) {
     _exit(127);
   }
   close(pipe_fds[1]);
-  // Interrupt once the third case has started: two are measured and in the partial file.
+  // Interrupt once three cases' rows are printed: the first two are surely in the partial file (a
+  // row is printed just before its case is written).
   std::string seen;
   std::array<char, 4096> buffer;
-  for (ssize_t got; seen.find("[3/") == std::string::npos && (got = read(pipe_fds[0], buffer.data(), buffer.size())) > 0;)
+  const auto rows = [&seen] {
+    int n = 0;
+    for (std::size_t at = 0; (at = seen.find("\ngemm/", at)) != std::string::npos; ++at) ++n;
+    return n;
+  };
+  for (ssize_t got; rows() < 3 && (got = read(pipe_fds[0], buffer.data(), buffer.size())) > 0;)
     seen.append(buffer.data(), static_cast<std::size_t>(got));
   kill(child, SIGINT);
   for (ssize_t got; (got = read(pipe_fds[0], buffer.data(), buffer.size())) > 0;)

@@ -155,7 +155,7 @@ void ModelSweep::trim(std::vector<BenchmarkCase>& cases, const SuiteRequest& req
                                          cut, predicted, sweep.budget)
                            : "",
                        note);
-    std::fprintf(stderr, "ladderbench: model-sweep/%s: %s\n", name.c_str(), note.c_str());
+    note_under_header(fmt::format("model-sweep/{}: {}", name, note));
   }
   std::erase_if(notes_, [](const auto& entry) { return entry.second.empty(); });
 }
