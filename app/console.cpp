@@ -43,7 +43,14 @@ int terminal_width(int fd) {
   return 80;  // a terminal that does not say: the width every terminal has
 }
 
+// The Console whose status line is on the terminal now (one a process).
+Console* g_drawn = nullptr;
+
 }  // namespace
+
+void clear_status_line() {
+  if (g_drawn) g_drawn->status("");
+}
 
 int display_width(const std::string& line) {
   int columns = 0;
@@ -119,6 +126,7 @@ void Console::status(const std::string& text) {
   std::fputs(("\r\033[K" + line).c_str(), stderr);
   std::fflush(stderr);
   status_ = text;
+  g_drawn = text.empty() ? nullptr : this;
 }
 
 }  // namespace ladder

@@ -7,9 +7,17 @@
 
 namespace ladder {
 
+// Clears the status line of the Console that drew one last, where one is drawn: for the errors
+// that end the program from wherever they are found (usage_error).
+void clear_status_line();
+
 // `text` with each line longer than `width` broken at spaces, the continuation indented by the
 // line's own indent plus two (a hanging indent); width 0 leaves it as it is.
 std::string wrap_lines(const std::string& text, int width);
+// Clears the status line of the Console that drew one last, where one is drawn: for the errors
+// that end the program from wherever they are found (usage_error).
+void clear_status_line();
+
 // `text` with each line longer than `width` cut to `width` columns, the last one '~' (a table's
 // right-hand columns are in the results file); width 0 leaves it as it is.
 std::string clip_lines(const std::string& text, int width);
@@ -24,6 +32,10 @@ class Console {
   // For tests: one width for both streams, and whether a status line is drawn.
   Console(bool quiet, int width, bool status_line)
       : quiet_(quiet), out_width_(width), err_width_(width), status_line_(status_line) {}
+
+  ~Console() { status(""); }
+  Console(const Console&) = delete;
+  Console& operator=(const Console&) = delete;
 
   bool quiet() const { return quiet_; }
   int width(std::FILE* to) const { return to == stderr ? err_width_ : out_width_; }  // 0: no limit

@@ -214,7 +214,7 @@ std::string format_roofline_summary(const std::vector<benchmark::BenchmarkReport
     const bool device = series.first == "cuda";
     const double memory = device ? ceilings.device.memory_bytes_per_second() : ceilings.triad_bytes_per_second;
     out +=
-        fmt::format("  {:<7}{:<5}k={:<4}{:>7.1f} GB/s ({:>5.1f}% of {})  k={:<4}{:>8.1f} GFLOP/s ({:>5.1f}% of peak)  {}\n",
+        fmt::format("  {:<7}{:<5}k={:<4}{:>6.1f} GB/s ({:>3.0f}% of {})  k={:<4}{:>7.1f} GFLOP/s ({:>3.0f}% of peak)  {}\n",
                     series.first, series.second, low.first, low_bandwidth / 1e9, memory > 0 ? 100 * low_bandwidth / memory : 0.0,
                     device ? "device memory" : "triad", high.first, counter(*high.second, "flops") / 1e9,
                     100 * counter(*high.second, "peak_fraction"), high.second->report_label);

@@ -186,6 +186,10 @@ int run(int argc, char** argv) {
     if (!*free) *free = device_free_memory_bytes();
     return 0.9 * free->value();
   };
+  Console console(opt.quiet);
+  const int repetitions = opt.adaptive ? RepetitionPolicy{}.floor : opt.repetitions;
+  Progress progress(console, prior_seconds_per_case(opt, repetitions));
+  progress.phase("finding the rungs that run here (each makes one real call) and the cases");
   std::vector<BenchmarkCase> cases = select_cases(opt, request);
   // --device all's runs after device 0's: the GPU's cases alone (the host's ran once already).
   if (const char* only = std::getenv(kOnlyDeviceCasesVariable); only && std::string(only) == "1") {
@@ -202,6 +206,7 @@ int run(int argc, char** argv) {
   for (const Suite& suite : suites())
     if (suite.trim && suite_selected(opt, suite)) suite.trim(cases, request);
   check_memory(cases, memory, request);
+  progress.phase("");
 
   // Run.
   initialize_benchmark(opt);
@@ -215,9 +220,6 @@ int run(int argc, char** argv) {
   }
   start_gpu_telemetry();
   const CpuSample before = sample_cpu();
-  Console console(opt.quiet);
-  const int repetitions = opt.adaptive ? RepetitionPolicy{}.floor : opt.repetitions;
-  Progress progress(console, prior_seconds_per_case(opt, repetitions));
   console.say(stderr, fmt::format("ladderbench: {}, {} threads, {} cases; measuring the machine's ceilings ...\n",
                                   machine.cpu_model, machine.threads, cases.size()));
   for (const auto& note : setup_notes()) console.say(stderr, fmt::format("ladderbench: note: {}\n", note));

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <regex>
 
+#include "console.hpp"
 #include "gemm/gemm_suite.hpp"
 #include "ladder_table.hpp"
 #include "model/model.hpp"
@@ -122,6 +123,7 @@ void print_help() {
 }  // namespace
 
 [[noreturn]] void usage_error(const std::string& message) {
+  clear_status_line();  // the error is the line a terminal shows, not the tail of the status
   std::fprintf(stderr, "ladderbench: %s (see --help)\n", message.c_str());
   std::exit(kUsageError);
 }

@@ -328,7 +328,7 @@ std::string format_ceilings(const Ceilings& c) {
     return std::string("not found");
   };
   for (const auto& level : levels)
-    out += fmt::format("  {:<4} read bandwidth: one core {:<30} all cores {}\n", level, show(c.plateaus_one_core, level),
+    out += fmt::format("  {:<4} read  one core {:<30} all cores {}\n", level, show(c.plateaus_one_core, level),
                        show(c.plateaus_all_cores, level));
   out += fmt::format("  STREAM triad (f64, all cores): {:.1f} GB/s", c.triad_bytes_per_second / 1e9);
   if (c.triad_nt_bytes_per_second > 0)

@@ -117,9 +117,9 @@ TEST(LadderTable, TheDevicesRooflineSweepIsSetAgainstTheDevicesCeilings) {
       {run("roofline/cuda/f32/k:0/manual_time", 3.51e12, 0, 0), run("roofline/cuda/f32/k:512/manual_time", 2e11, 32e12, 0.6),
        run("roofline/avx2/f32/k:0/real_time", 50e9, 0, 0), run("roofline/avx2/f32/k:512/real_time", 1e9, 150e9, 0.75)},
       c);
-  EXPECT_NE(table.find("( 90.0% of device memory)"), std::string::npos) << table;
-  EXPECT_NE(table.find("( 60.0% of peak)"), std::string::npos) << table;
-  EXPECT_NE(table.find("( 50.0% of triad)"), std::string::npos) << table;
+  EXPECT_NE(table.find("( 90% of device memory)"), std::string::npos) << table;
+  EXPECT_NE(table.find("( 60% of peak)"), std::string::npos) << table;
+  EXPECT_NE(table.find("( 50% of triad)"), std::string::npos) << table;
 }
 
 TEST(LadderTable, RoofCheckCountsFiguresAboveTheirRoofAndNamesTheLargest) {
