@@ -9,7 +9,7 @@ import pathlib
 import re
 
 from .layers import layers_html, layers_markdown
-from .machines import COMMON_SIZE, GPU_COMPUTE_BOUND_SIZE, GPU_LIBRARY_MODE, on_gpu, throttled
+from .machines import COMMON_SIZE, GPU_COMPUTE_BOUND_SIZE, GPU_LIBRARY_MODE, RESULTS, load_spec, on_gpu, throttled
 
 # A step whose measured factor is off its prediction by more than this, either way, says why.
 MISS_FACTOR = 2.0
@@ -44,6 +44,32 @@ def unit_of(machine, rung):
     if unit:
         return str(unit)
     return "GPU" if on_gpu(machine, rung) else "CPU"
+
+
+def gpu_datasheet(machine, specs_folder=None):
+    """The spec sheet (results/specs/) of the machine's GPU: the one whose device_names hold the name
+    CUDA reported (gpu_name), or None."""
+    name = machine.context.get("gpu_name")
+    if not name:
+        return None
+    for path in sorted((specs_folder or RESULTS / "specs").glob("*.json")):
+        spec = load_spec(path)
+        if spec and name in spec.spec.get("device_names", []):
+            return spec.spec
+    return None
+
+
+def datasheet_peak(datasheet, machine, rung, mechanism):
+    """The datasheet's peak for the unit and format a GPU rung computes in, and its words: tensor
+    cores in TF32, f16 or bf16, or the CUDA cores in f32 (cuBLAS pedantic and the hand kernels)."""
+    if not datasheet:
+        return None, ""
+    dtype = (machine.gemm_at(rung) or {}).get("dtype", "f32")
+    tensor = mechanism == "matrix units" or "tf32" in rung or dtype in ("f16", "bf16")
+    fmt = "tf32" if "tf32" in rung else dtype
+    peak = (datasheet.get("peak_flops", {}).get("matrix" if tensor else "vector", {}) or {}).get(fmt)
+    what = f"{fmt} tensor cores" if tensor else f"{fmt} CUDA cores"
+    return (float(peak), what) if peak else (None, "")
 
 
 def mechanism_on(machine, rung, mechanism):
@@ -267,6 +293,7 @@ def ladder_rows(machine, size=COMMON_SIZE, gpu_only=False):
     """One row per GEMM rung at `size` (every rung, or the GPU's alone): its case, time at `size`
     (measured, or extrapolated by n^3 from the size it ran at), speedups, unit, regime, factors."""
     rows, previous, bottom = [], None, None
+    datasheet = gpu_datasheet(machine)
     for rung in gemm_rungs(machine):
         if gpu_only and not on_gpu(machine, rung):
             continue
@@ -284,6 +311,10 @@ def ladder_rows(machine, size=COMMON_SIZE, gpu_only=False):
                "predicted": None, "predicted_from": "", "measured": None, "absolute": None, "why": "", "case": c,
                "unit_peak": float(machine.context.get(f"rung_unit_peak_flops/{rung}", 0) or 0) or None}
         row["traffic"] = traffic_text(machine, row) if rate else ""
+        if row["gpu"] and rate:
+            peak, what = datasheet_peak(datasheet, machine, rung, row["mechanism"])
+            row["datasheet"] = {"fraction": rate / peak, "peak": peak, "what": what,
+                                "sheet": datasheet.get("name", "")} if peak else None
         if not row["unit_peak"] and rate and row["peak_fraction"]:  # files written before rung_unit_peak_flops
             row["unit_peak"] = rate / row["peak_fraction"]
         # Over the rung it refines (or the baseline a library is set against) where the file names
@@ -341,7 +372,9 @@ def cells(row, machine=None):
             (f"{row['measured']:.3g}x over {row['parent']}" + (" (within noise)" if row.get("within_noise") else "")
              if row["measured"] else
              f"({row['parent_missing']} did not run)" if row.get("parent_missing") else ""),
-            f"{100 * row['peak_fraction']:.3g}%" if row["peak_fraction"] else "",
+            (f"{100 * row['peak_fraction']:.3g}%" if row["peak_fraction"] else "")
+            + (f" ({100 * row['datasheet']['fraction']:.3g}% of the datasheet's {row['datasheet']['what']}, "
+               f"{row['datasheet']['peak'] / 1e12:,.1f} TFLOP/s)" if row.get("datasheet") else ""),
             (row["regime"] or "") + (f" ({row['traffic']})" if row.get("traffic") and row["regime"] == "memory" else "")
             + (f" ({throttled(machine, row['case'])})" if machine and row["case"] and
                throttled(machine, row["case"]) else ""), row["mechanism"],
@@ -379,7 +412,10 @@ def introduction(machine, rows):
              "Absolute speedup: over the bottom rung; relative: over the rung it refines, named in the cell (a "
              "library or framework rung: over the baseline it is set against; both from the times at "
              f"n = {COMMON_SIZE}). % of unit peak: against the measured peak of the unit the rung runs on"
-             + (f" ({peaks_line(machine, rows)})" if peaks_line(machine, rows) else "") + ". "
+             + (f" ({peaks_line(machine, rows)})" if peaks_line(machine, rows) else "") + "; a GPU row also "
+             "gives its share of the datasheet's peak for its unit and format"
+             + (f" ({next(r['datasheet']['sheet'] for r in rows if r.get('datasheet'))}, results/specs/)"
+                if any(r.get("datasheet") for r in rows) else "") + ". "
              "Predicted: the factor the rung's mechanism allows over that rung, from this run's own probes, "
              "each named beside it (a vector FMA probe over the scalar one, the all-core peak over one core's, the bf16 "
              "peak over the f32 one, or the headroom to the measured peak; on a GPU, the headroom to the device's peak "
@@ -416,7 +452,7 @@ def ladder_csv(machine):
     writer.writerow(("machine", "rung", "what it is", "device · unit", "n measured", "n", "extrapolated", "seconds at n",
                      "flops per second", "absolute speedup", "relative speedup", "over", "peak fraction", "unit peak flops",
                      "regime", "mechanism", "predicted factor", "predicted from", "why it differs", "rel error",
-                     "time cv", "within noise"))
+                     "time cv", "within noise", "datasheet fraction", "datasheet peak flops", "datasheet unit"))
     for r in ladder_rows(machine) + gpu_large_rows(machine):
         writer.writerow((machine.id, r["rung"], r["summary"], r["unit"], r["n"] or "", r["size"], int(r["extrapolated"]),
                          *("" if v is None else f"{v:.6g}" for v in (r["seconds_at_size"], r["rate"], r["absolute"],
@@ -426,7 +462,9 @@ def ladder_csv(machine):
                          r["regime"] or "", r["mechanism"], "" if r["predicted"] is None else f"{r['predicted']:.6g}",
                          r["predicted_from"], r["why"], "" if r["rel_error"] is None else f"{r['rel_error']:.3g}",
                          "" if r["case"].get("cv") is None else f"{r['case']['cv']:.3g}",
-                         "" if r.get("within_noise") is None else int(r["within_noise"])))
+                         "" if r.get("within_noise") is None else int(r["within_noise"]),
+                         *((f"{r['datasheet']['fraction']:.6g}", f"{r['datasheet']['peak']:.6g}", r["datasheet"]["what"])
+                           if r.get("datasheet") else ("", "", ""))))
     return out.getvalue()
 
 

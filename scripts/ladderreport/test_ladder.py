@@ -4,6 +4,7 @@ import json
 import pytest
 
 import report
+from ladderreport.ladder import cells
 from ladderreport.testing import GPU_PARTS, RESULT, ladder_machine, run
 
 
@@ -232,3 +233,22 @@ def test_a_miss_without_a_measured_mechanism_says_unexplained():
     row = report.ladder_rows(m)[1]
     assert row["predicted"] and row["measured"] * 2 < row["predicted"]
     assert row["why"] == "unexplained (33% of its compute roof)"
+
+
+def test_each_gpu_row_gives_its_share_of_the_datasheet_peak_of_its_unit_and_format():
+    rungs = [("avx512", "hand-written kernel", "f32", 1.0), ("cuda-regtile", "hand-written kernel", "f32", 0.02),
+             ("cublas-tf32", "matrix units", "f32", 0.0005), ("cuda-mma-bf16", "matrix units", "bf16", 0.0003)]
+    context = {f"rung/{r}": f"{mechanism}: a kernel" for r, mechanism, _, _ in rungs}
+    cases = [(r, 4096, seconds, {"dtype": dtype}) for r, _, dtype, seconds in rungs]
+    machine = ladder_machine(cases, {**context, "gpu_name": "NVIDIA H200"})
+    rows = {r["rung"]: r for r in report.ladder_rows(machine, 4096)}
+    # results/specs/nvidia-h200.json: 67 TFLOP/s f32 on CUDA cores, 494.7 TF32 and 989.4 bf16 on tensor cores.
+    assert rows["cuda-regtile"]["datasheet"]["fraction"] == pytest.approx(rows["cuda-regtile"]["rate"] / 67e12)
+    assert rows["cublas-tf32"]["datasheet"]["fraction"] == pytest.approx(rows["cublas-tf32"]["rate"] / 494.7e12)
+    assert rows["cuda-mma-bf16"]["datasheet"]["fraction"] == pytest.approx(rows["cuda-mma-bf16"]["rate"] / 989.4e12)
+    assert "of the datasheet's tf32 tensor cores, 494.7 TFLOP/s" in cells(rows["cublas-tf32"])[8]
+    assert not rows["avx512"].get("datasheet"), "a CPU row has no GPU datasheet"
+    assert "NVIDIA H200 SXM 141GB" in report.ladder_markdown(machine)
+    # A GPU no sheet names: no share, never another GPU's.
+    rows = {r["rung"]: r for r in report.ladder_rows(ladder_machine(cases, {**context, "gpu_name": "NVIDIA B300"}), 4096)}
+    assert not rows["cublas-tf32"].get("datasheet")
