@@ -67,7 +67,10 @@ std::string closing_lines(const ClosingFacts& facts) {
   if (facts.previous_run)
     out += fmt::format("  {} compare {} {}\n      against this machine's previous run, case by case\n", report,
                        *facts.previous_run, path);
-  out += fmt::format("  {} tables\n      every machine in results/ side by side\n", report);
+  out += fmt::format(
+      "  {} publish\n      every table, figure and ladder report in results/ and plots/, remade from each "
+      "machine's newest run\n",
+      report);
   return out;
 }
 

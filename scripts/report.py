@@ -6,6 +6,8 @@
   report.py explain A B [--m M ...]   how much of a speed gap between two machines the hardware explains
   report.py ladder  [PATH]            results/<machine-id>/ladder.{md,csv,html} and plots/ladder-<id>.png: every
                                       rung at n = 4096 (time, GFLOP/s, speedups, % of its unit's peak, why)
+  report.py publish                   every artefact above from one chosen run per machine (results/<m>/PUBLISHED
+                                      may pin it), each saying which run it came from
   report.py compare A B               two runs: ratio of medians, 95% interval, verdict per case (exit 1: slower)
   report.py history MACHINE           chosen cases against commit and date, from every run of the machine
   report.py db [PATHS...]             every result into one SQLite file (report.py db --schema)
@@ -85,6 +87,26 @@ def cmd_explain(args):
     return 0
 
 
+def write_ladder(m, out, plots, figure=True):
+    """results/<machine-id>/ladder.{md,csv,html} (or `out` and its siblings) and the ladder figure."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(ladder_markdown(m), encoding="utf-8")
+    out.with_suffix(".csv").write_text(ladder_csv(m), encoding="utf-8")
+    png = None
+    if figure:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        drawn = ladder_figure(m, plt)
+        if drawn:
+            png = render([(f"The ladder on {m.id}", f"ladder-{safe_slug(m.id)}", drawn)], plots)[0][1]
+    out.with_suffix(".html").write_text(ladder_html(m, png), encoding="utf-8")
+    written = [out, out.with_suffix(".csv"), out.with_suffix(".html")]
+    if png:
+        written.append(plots / f"ladder-{safe_slug(m.id)}.png")
+    return written
+
+
 def cmd_ladder(args):
     measured, _ = load_machines([args.path] if args.path else None)
     if not measured:
@@ -97,22 +119,50 @@ def cmd_ladder(args):
         out = pathlib.Path(args.out) if args.out else RESULTS / safe_slug(m.id) / "ladder.md"
         if args.out and len(measured) > 1:  # one file a machine: --out's name with the machine's id
             out = out.with_name(f"{out.stem}-{safe_slug(m.id)}{out.suffix}")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(ladder_markdown(m), encoding="utf-8")
-        out.with_suffix(".csv").write_text(ladder_csv(m), encoding="utf-8")
-        png = None
-        if not args.no_plots:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-            figure = ladder_figure(m, plt)
-            if figure:
-                png = render([(f"The ladder on {m.id}", f"ladder-{safe_slug(m.id)}", figure)], plots)[0][1]
-        out.with_suffix(".html").write_text(ladder_html(m, png), encoding="utf-8")
-        written = [out, out.with_suffix(".csv"), out.with_suffix(".html")]
-        if png:
-            written.append(plots / f"ladder-{safe_slug(m.id)}.png")
+        written = write_ladder(m, out, plots, not args.no_plots)
         print(f"report: wrote {', '.join(str(w) for w in written)}")
+    return 0
+
+
+def published_paths(results):
+    """The runs the published artefacts come from: per machine folder, the files its PUBLISHED
+    pointer names (one a line, relative to the folder), else the folder (its newest run of each
+    profile); and the spec sheets."""
+    paths = []
+    for folder in sorted(p for p in results.iterdir() if p.is_dir() and p.name not in ("tables", "specs")):
+        pointer = folder / "PUBLISHED"
+        if pointer.is_file():
+            names = [line.strip() for line in pointer.read_text(encoding="utf-8").splitlines()
+                     if line.strip() and not line.startswith("#")]
+            missing = [n for n in names if not (folder / n).is_file()]
+            if missing:
+                raise SystemExit(f"report: {pointer} names {', '.join(missing)}, not in {folder}")
+            paths += [folder / n for n in names]
+        else:
+            paths.append(folder)
+    if (results / "specs").is_dir():
+        paths.append(results / "specs")
+    return paths
+
+
+def cmd_publish(args):
+    """Every committed artefact, from one chosen run per machine: the cross-machine tables and figures
+    and each machine's ladder report, all from the same runs."""
+    out = pathlib.Path(args.out)
+    measured, specs = load_machines(published_paths(pathlib.Path(args.results)))
+    if not measured:
+        warn("no ladderbench result file found")
+        return 1
+    tables_dir, plots = out / "results" / "tables", out / "plots"
+    tables_dir.mkdir(parents=True, exist_ok=True)
+    tables = build_tables(measured, specs)
+    write_markdown(tables, tables_dir / "tables.md", measured)
+    write_csv(tables, tables_dir / "tables.csv")
+    write_html(tables, measured, render(make_figures(measured, specs), plots), tables_dir / "index.html")
+    for m in measured:
+        write_ladder(m, out / "results" / safe_slug(m.id) / "ladder.md", plots)
+    print(f"report: published {len(measured)} machine(s) into {out}: results/tables/, results/<machine-id>/ladder.*, "
+          f"plots/ (from: {', '.join(sorted(pathlib.Path(p).name for m in measured for p in str(m.source).split(' + ')))})")
     return 0
 
 
@@ -171,6 +221,14 @@ def main(argv=None):
                    "folder of --out)")
     p.add_argument("--no-plots", action="store_true", help="tables only, no figure")
     p.set_defaults(func=cmd_ladder)
+
+    p = sub.add_parser("publish", help="every committed artefact (tables, figures, each machine's ladder report) "
+                       "from one chosen run per machine")
+    p.add_argument("--results", default=str(RESULTS), help="the results folder to publish from (default: results/); "
+                   "a machine folder's PUBLISHED file may pin its runs, one file name a line")
+    p.add_argument("--out", default=str(ROOT), help="the folder to write results/... and plots/ into (default: the "
+                   "project's own, replacing the committed artefacts)")
+    p.set_defaults(func=cmd_publish)
 
     p = sub.add_parser("compare", help="two runs side by side: ratio of medians, interval and verdict per case")
     p.add_argument("a", help="the baseline: a result file, or a folder (its newest run)")

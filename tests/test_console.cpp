@@ -111,6 +111,7 @@ TEST(Console, TheEndingNamesTheVerdictTheResultsAndTheNextCommands) {
   EXPECT_NE(text.find("Results: results/m/new.json"), std::string::npos) << text;
   EXPECT_NE(text.find("report.py ladder results/m/new.json"), std::string::npos) << text;
   EXPECT_NE(text.find("report.py compare results/m/old.json results/m/new.json"), std::string::npos) << text;
+  EXPECT_NE(text.find("report.py publish"), std::string::npos) << text;
   facts.noise.reasons = {"others took 31% of the CPUs", "the load average was 3.1"};
   facts.failed = 2;
   facts.previous_run.reset();

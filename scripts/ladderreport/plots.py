@@ -207,12 +207,16 @@ def ladder_figure(m, plt):
 
 
 def render(figures, out_dir, formats=("png", "svg")):
+    """Each figure as PNG and SVG, byte for byte the same from the same runs (no date in the SVG,
+    its element ids from a fixed salt rather than at random), so that report.py publish's check can
+    compare them; returns (title, a smaller PNG) for pages that embed them."""
     import matplotlib.pyplot as plt
     out_dir.mkdir(parents=True, exist_ok=True)
     pngs = []
     for title, stem, fig in figures:
         for fmt in formats:
-            fig.savefig(out_dir / f"{stem}.{fmt}", dpi=110)
+            with plt.rc_context({"svg.hashsalt": f"ladderbench-{stem}"}):
+                fig.savefig(out_dir / f"{stem}.{fmt}", dpi=110, metadata={"Date": None} if fmt == "svg" else None)
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", dpi=80)
         pngs.append((title, buffer.getvalue()))

@@ -252,3 +252,32 @@ def test_each_gpu_row_gives_its_share_of_the_datasheet_peak_of_its_unit_and_form
     # A GPU no sheet names: no share, never another GPU's.
     rows = {r["rung"]: r for r in report.ladder_rows(ladder_machine(cases, {**context, "gpu_name": "NVIDIA B300"}), 4096)}
     assert not rows["cublas-tf32"].get("datasheet")
+
+
+def test_publish_makes_every_artefact_from_one_run_per_machine_and_a_pointer_pins_it(tmp_path, capsys):
+    results = tmp_path / "results"
+    folder = results / "m"
+    folder.mkdir(parents=True)
+    doc = json.loads(RESULT.read_text())
+    for name, date in (("old.json", "2026-01-01T00:00:00+00:00"), ("new.json", "2026-02-01T00:00:00+00:00")):
+        doc["context"]["date"] = date
+        (folder / name).write_text(json.dumps(doc))
+    out = tmp_path / "site"
+    code, printed, err = run(["publish", "--results", str(results), "--out", str(out)], capsys)
+    assert code == 0, err
+    machine = next(p.name for p in (out / "results").iterdir() if p.name != "tables")
+    ladder = (out / "results" / machine / "ladder.md").read_text()
+    assert "From `new.json`" in ladder  # by default the newest run
+    assert "new.json" in (out / "results" / "tables" / "tables.md").read_text()  # the tables from the same run
+    assert (out / "plots" / f"ladder-{machine}.png").exists() and (out / "plots" / f"ladder-{machine}.svg").exists()
+    (folder / "PUBLISHED").write_text("# pinned\nold.json\n")
+    assert run(["publish", "--results", str(results), "--out", str(out)], capsys)[0] == 0
+    assert "From `old.json`" in (out / "results" / machine / "ladder.md").read_text()
+    assert "old.json" in (out / "results" / "tables" / "tables.md").read_text()
+    # Twice from the same runs: byte for byte the same, figures included.
+    first = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    run(["publish", "--results", str(results), "--out", str(out)], capsys)
+    assert first == {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    (folder / "PUBLISHED").write_text("gone.json\n")
+    with pytest.raises(SystemExit, match="names gone.json"):
+        report.main(["publish", "--results", str(results), "--out", str(out)])
