@@ -403,7 +403,9 @@ def host_title(machine):
 def introduction(machine, rows):
     """The two paragraphs that open the report: where the figures come from, and what each column is."""
     ctx = machine.context
-    return [f"From `{pathlib.Path(str(machine.source).split(' + ')[-1]).name}` (git {ctx.get('git_sha', '?')}, "
+    # Every file the machine's figures come from (a ladder run completing an earlier run's other suites).
+    files = " + ".join(f"`{pathlib.Path(part).name}`" for part in str(machine.source).split(" + "))
+    return [f"From {files} (git {ctx.get('git_sha', '?')}, "
              f"{ctx.get('date', '?')}, profile {ctx.get('profile', '?')}). C = A·B, n×n, every rung at n = {COMMON_SIZE}: "
              f"a rung measured at another n (slow rungs stop at their cap) has its time extrapolated by n³ from the size "
              "it ran at, marked \"extrapolated from n = …\"; its GFLOP/s and % of peak are those it was measured at.",
