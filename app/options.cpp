@@ -33,8 +33,9 @@ const char* const kHelpOptions = R"(                    With a GPU, stream, roof
                     full (the default): n=64..4096, each case repeated adaptively (--adaptive)
                     in random order across cases (medians in the table);
                     ladder: the whole GEMM ladder at one common size, n=4096 (GPU rungs also
-                    at 8192), slow rungs at their caps, repeated adaptively; the gemm suite only
-                    unless --suite names others (about 3 minutes on 2 cores);
+                    at 8192), slow rungs at their cap and half of it (python, boxed: 128;
+                    naive: 1024), repeated adaptively; the gemm suite only unless --suite names
+                    others (about 8 minutes on 2 cores);
                     smoke: every case at tiny sizes, for tests (its figures mean nothing)
   --no-cap          also run slow rungs (python, boxed, naive, interchange) above their size cap
   --adaptive        repeat each case at least 4 times, then more (4 a round, up to 16) while its

@@ -16,6 +16,8 @@ MISS_FACTOR = 2.0
 # A fixed cost above this share of a call's time is named as a reason.
 FIXED_COST_SHARE = 0.05
 CACHE_LEVELS = ("L1", "L2", "L3")
+# Time per FMA within this share at two sizes: constant, and the n^3 extrapolation holds.
+PER_FMA_CONSTANT = 0.10
 
 
 def probe_rate(ctx, probe, dtype, threads):
@@ -70,6 +72,32 @@ def datasheet_peak(datasheet, machine, rung, mechanism):
     peak = (datasheet.get("peak_flops", {}).get("matrix" if tensor else "vector", {}) or {}).get(fmt)
     what = f"{fmt} tensor cores" if tensor else f"{fmt} CUDA cores"
     return (float(peak), what) if peak else (None, "")
+
+
+def time_per_fma(machine, rung, size):
+    """(n, seconds per FMA) of the rung's two largest measured sizes below `size`, where it ran at two:
+    the n^3 extrapolation holds where this stays constant (an interpreter), and flatters where it
+    grows (a rung whose working set moves to a slower level as n grows)."""
+    ran = sorted((c["size"], c["seconds"] / c["size"] ** 3) for c in machine.cases.values()
+                 if c["suite"] == "gemm" and c["rung"] == rung and c.get("flops") and not c.get("error")
+                 and c.get("seconds") and c["size"] < size)
+    return ran[-2:] if len(ran) >= 2 else []
+
+
+def extrapolation_text(machine, row):
+    """How a row's time at the common size was reached from the sizes it ran at."""
+    text = f"{row['size']} (extrapolated from n = {row['n']} by n³"
+    pair = time_per_fma(machine, row["rung"], row["size"])
+    if not pair:
+        return text + ")"
+    (n1, t1), (n2, t2) = pair
+    text += f"; time per FMA {t1 * 1e9:.3g} ns at n = {n1}, {t2 * 1e9:.3g} ns at {n2}"
+    growth = t2 / t1 - 1
+    if abs(growth) <= PER_FMA_CONSTANT:
+        return text + ": constant, so the extrapolation holds)"
+    if growth > 0:
+        return text + f": grew {100 * growth:.0f}%, so the time at {row['size']} is at least this, likely more)"
+    return text + f": fell {100 * -growth:.0f}%)"
 
 
 def mechanism_on(machine, rung, mechanism):
@@ -361,7 +389,8 @@ COLUMNS = ("rung", "what it is", "device · unit", "n", "time (s)", "GFLOP/s", "
 def cells(row, machine=None):
     """The row's cells as text, in COLUMNS order (with the machine: a throttled GPU case says so)."""
     ok = row["rate"] is not None
-    n = (f"{row['size']} (extrapolated from n = {row['n']})" if row["extrapolated"] else str(row["n"])) if row["n"] else ""
+    n = ((extrapolation_text(machine, row) if machine else f"{row['size']} (extrapolated from n = {row['n']})")
+         if row["extrapolated"] else str(row["n"])) if row["n"] else ""
     seconds = row["seconds_at_size"]
     return (row["rung"], row["summary"], row["unit"], n,
             ((f"{seconds:.4g}" + (f" ± {100 * row['case']['cv']:.2g}%" if row["case"].get("cv") is not None else ""))
@@ -408,7 +437,9 @@ def introduction(machine, rows):
     return [f"From {files} (git {ctx.get('git_sha', '?')}, "
              f"{ctx.get('date', '?')}, profile {ctx.get('profile', '?')}). C = A·B, n×n, every rung at n = {COMMON_SIZE}: "
              f"a rung measured at another n (slow rungs stop at their cap) has its time extrapolated by n³ from the size "
-             "it ran at, marked \"extrapolated from n = …\"; its GFLOP/s and % of peak are those it was measured at.",
+             "it ran at, marked \"extrapolated from n = …\", and where it ran at two sizes its time per FMA at both says "
+             "whether the extrapolation holds (constant, as an interpreter's is) or flatters it (growing, as a rung's "
+             "whose working set moves to a slower level does); its GFLOP/s and % of peak are those it was measured at.",
              "Time: the median of the repetitions, ± their coefficient of variation (CV); a relative speedup whose "
              f"two times lie within ±{SPREAD_CVS:g} CV of each other reads \"within noise\". "
              "Absolute speedup: over the bottom rung; relative: over the rung it refines, named in the cell (a "

@@ -150,7 +150,7 @@ def test_a_rung_capped_below_the_common_size_has_its_time_extrapolated_by_n_cube
     assert rows["tiled"]["absolute"] == pytest.approx(0.1 * 32 ** 3 / 2.0)
     assert rows["tiled"]["measured"] == pytest.approx(rows["tiled"]["absolute"])
     text = report.ladder_markdown(m)
-    assert "| 4096 (extrapolated from n = 128) |" in text and "| 3277 |" in text  # 0.1 s x 32^3
+    assert "| 4096 (extrapolated from n = 128 by n³) |" in text and "| 3277 |" in text  # 0.1 s x 32^3
 
 
 def test_a_missed_prediction_names_what_the_counters_show():
@@ -281,3 +281,16 @@ def test_publish_makes_every_artefact_from_one_run_per_machine_and_a_pointer_pin
     (folder / "PUBLISHED").write_text("gone.json\n")
     with pytest.raises(SystemExit, match="names gone.json"):
         report.main(["publish", "--results", str(results), "--out", str(out)])
+
+
+def test_an_extrapolated_rung_shows_whether_its_time_per_fma_held_constant():
+    cases = [("python", 64, 64 ** 3 * 10e-9, {}), ("python", 128, 128 ** 3 * 10.3e-9, {}),
+             ("naive", 512, 512 ** 3 * 1e-9, {}), ("naive", 1024, 1024 ** 3 * 1.5e-9, {}),
+             ("interchange", 4096, 20.0, {}), ("boxed", 128, 1.0, {})]
+    machine = ladder_machine(cases)
+    rows = {r["rung"]: r for r in report.ladder_rows(machine, 4096)}
+    python, naive = cells(rows["python"], machine)[3], cells(rows["naive"], machine)[3]
+    assert "4096 (extrapolated from n = 128 by n³; time per FMA 10 ns at n = 64, 10.3 ns at 128: constant" in python
+    assert "1 ns at n = 512, 1.5 ns at 1024: grew 50%, so the time at 4096 is at least this" in naive
+    assert cells(rows["interchange"], machine)[3] == "4096"  # measured there
+    assert cells(rows["boxed"], machine)[3] == "4096 (extrapolated from n = 128 by n³)"  # one size: nothing to show

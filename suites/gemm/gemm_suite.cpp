@@ -334,7 +334,12 @@ std::vector<BenchmarkCase> gemm_cases(const SuiteRequest& request) {
   }
   std::vector<BenchmarkCase> cases;
   for (const GemmRung* rung : rungs) {
-    const auto sizes = request.sizes.value_or(gemm_profile_sizes(request.profile, rung->threading));
+    auto sizes = request.sizes.value_or(gemm_profile_sizes(request.profile, rung->threading));
+    // The ladder profile's rungs capped below the common size run at their cap and at half of it:
+    // the report extrapolates them to the common size by n^3 and shows from the two whether their
+    // time per FMA held constant (the interpreters' does; a cache-bound rung's grows).
+    if (request.profile == "ladder" && !request.sizes && !request.uncapped && rung->max_n > 0 && rung->max_n < kCommonSize)
+      sizes = {rung->max_n / 2, rung->max_n};
     for (const GemmCase& g : plan_gemm_cases({rung}, sizes, request.uncapped)) cases.push_back(gemm_case(g, request.ceilings));
   }
   return cases;
