@@ -58,8 +58,13 @@ std::string case_row(const std::vector<Run>& runs) {
     }
   }
   if (!shown)
-    for (const Run& run : runs)
-      if (run.run_type == Run::RT_Iteration) shown = &run;  // one repetition: the last (only) one
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration) continue;
+      // Repetitions come in one call and their statistics in the next (Google Benchmark reports
+      // the two apart): the row waits for the median, but for a failure, which has none.
+      if (run.repetitions > 1 && !run_failed(run)) continue;
+      shown = &run;
+    }
   if (!shown) return "";
   const std::string name = case_name_of(*shown);
   if (run_failed(*shown)) return fmt::format("{:<36} FAILED: {}\n", name, run_error(*shown));
