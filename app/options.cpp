@@ -35,7 +35,7 @@ const char* const kHelpOptions = R"(                    With a GPU, stream, roof
                     ladder: the whole GEMM ladder at one common size, n=4096 (GPU rungs also
                     at 8192), slow rungs at their cap and half of it (python, boxed: 128;
                     naive: 1024), repeated adaptively; the gemm suite only unless --suite names
-                    others (about 8 minutes on 2 cores);
+                    others (about 7 minutes on 2 cores);
                     smoke: every case at tiny sizes, for tests (its figures mean nothing)
   --no-cap          also run slow rungs (python, boxed, naive, interchange) above their size cap
   --adaptive        repeat each case at least 4 times, then more (4 a round, up to 16) while its
