@@ -76,7 +76,7 @@ def build_tables(measured, specs):
                 if not c or c.get("error") or "flops" not in c:
                     row.append({"text": "failed" if c and c.get("error") else "", "predicted": False, "value": None})
                     continue
-                pct = f" · {100 * c['peak_fraction']:.0f}% of peak" if c.get("peak_fraction") else ""
+                pct = f" · {percent(c['peak_fraction'])} of peak" if c.get("peak_fraction") else ""
                 noisy = f" · noisy (CV {100 * c['cv']:.0f}%)" if c.get("noisy") else ""
                 noisy += f" · {throttled(m, c)}" if throttled(m, c) else ""
                 row.append({"text": f"{fmt_rate(c['flops'], 'FLOP/s')}{pct} (n={c['size']}){noisy}", "predicted": False,
@@ -84,16 +84,25 @@ def build_tables(measured, specs):
             else:
                 value = (predict_case(m, measured_case[1], on_gpu(measured_case[0], rung), floors[m.kind])
                          if rung in predictable and measured_case else None)
-                row.append({"text": f"≈ {fmt_rate(value, 'FLOP/s')} predicted (n={measured_case[1]['size']})" if value else "",
+                row.append({"text": f"≈ {fmt_rate(value, 'FLOP/s')} from the datasheet (n={measured_case[1]['size']})"
+                            if value else "",
                             "predicted": True, "value": value})
         cells.append(row)
-    # Speedup over the rung below, per machine column.
-    for j in range(len(devices)):
+    # Speedup over the rung it refines (rung_parent: the first of its alternatives measured in this
+    # column; files without it: the rung above), per machine column.
+    names = [r for r, _ in rungs]
+    for j, (m, _, _) in enumerate(devices):
         previous = None
-        for i in range(len(rungs)):
+        for i, rung in enumerate(names):
             value = cells[i][j]["value"]
-            if value and previous and not cells[i][j]["predicted"]:
-                cells[i][j]["text"] += f" · {value / previous:.2f}x the rung above"
+            parents = [p for p in str(m.context.get(f"rung_parent/{rung}", "")).split("|") if p] if m.measured else []
+            parent = next(((p, cells[names.index(p)][j]["value"]) for p in parents
+                           if p in names and cells[names.index(p)][j]["value"]), None)
+            if value and not cells[i][j]["predicted"]:
+                if parent:
+                    cells[i][j]["text"] += f" · {value / parent[1]:.2f}x {parent[0]}"
+                elif previous and not parents:
+                    cells[i][j]["text"] += f" · {value / previous:.2f}x the rung above"
             previous = value or previous
     tables["gemm"] = ([f"{r} ({d})" for r, d in rungs], [title for _, _, title in devices], cells)
 
@@ -110,7 +119,7 @@ def build_tables(measured, specs):
                             "predicted": False, "value": best["flops"] if best else None})
             else:
                 value = spec_peak(m, dtype)
-                row.append({"text": f"≈ {fmt_rate(value, 'FLOP/s')} predicted" if value else "",
+                row.append({"text": f"≈ {fmt_rate(value, 'FLOP/s')} (datasheet peak)" if value else "",
                             "predicted": True, "value": value})
         cells.append(row)
     row = []
@@ -165,7 +174,7 @@ def build_tables(measured, specs):
                 row.append({"text": fmt_rate(value, "B/s") + noisy, "predicted": False, "value": value})
             else:
                 value = predict_stream(m, rung)
-                row.append({"text": f"≈ {fmt_rate(value, 'B/s')} predicted (datasheet)" if value else "", "predicted": True,
+                row.append({"text": f"≈ {fmt_rate(value, 'B/s')} (datasheet)" if value else "", "predicted": True,
                             "value": value})
         cells.append(row)
     tables["stream"] = ([f"{r} ({d})" for r, d in kernels], columns, cells)
@@ -211,10 +220,18 @@ def build_tables(measured, specs):
     return tables
 
 
+def percent(fraction):
+    """A share as a person reads it: whole percent, but two significant digits below 1% (an
+    interpreter's 0.012% is not 0%)."""
+    return f"{100 * fraction:.0f}%" if fraction >= 0.01 else f"{100 * fraction:.2g}%"
+
+
 def write_markdown(tables, out, measured=()):
     lines = ["# ladderbench results", "",
-             "Measured cells come from result files; cells marked ≈ are predicted from a spec sheet through the roofline:",
-             "min(peak, bandwidth × intensity), floored by the measured fixed cost of a call.", ""]
+             "Measured cells come from result files; cells marked ≈ come from a spec sheet (results/specs/): its datasheet "
+             "peak, or for a GEMM the datasheet roofline min(peak, bandwidth × intensity), floored by the measured fixed "
+             "cost of a call. A measured rung's speedup is over the rung it refines (its parent), at the sizes each ran.",
+             ""]
     if measured:  # which run each column's figures come from (every run stays in results/: report.py history)
         lines += ["Runs:", ""] + [f"- {m.name}: `{str(m.source).replace(str(ROOT) + '/', '')}` "
                                   f"(git {m.context.get('git_sha', '?')}, {m.context.get('date', '?')})"

@@ -169,3 +169,21 @@ def test_a_compiled_model_pass_not_split_by_operation_still_has_its_row(tmp_path
     row = next(line for line in md.splitlines() if line.startswith("| torch-compile (f32), "))
     assert "ms a pass" in row
     assert "f32 roofline bound" in md
+
+
+def test_a_gemm_cell_gives_its_speedup_over_its_parent_and_a_small_share_of_peak_in_digits():
+    from ladderreport.testing import ladder_machine
+    cases = [("python", 128, 1.0, {"peak_fraction": 0.00012}), ("boxed", 128, 1.1, {"peak_fraction": 0.00011}),
+             ("naive", 1024, 4.0, {"peak_fraction": 0.027}), ("openblas", 4096, 0.5, {"peak_fraction": 0.45}),
+             ("avx512", 4096, 0.25, {"peak_fraction": 0.9})]
+    context = {"rung_parent/boxed": "python", "rung_parent/naive": "boxed", "rung_parent/avx512": "avx2|naive",
+               "rung_parent/openblas": "avx512|avx2"}
+    tables = report.build_tables([ladder_machine(cases, context)], [])
+    rows, _, cells = tables["gemm"]
+    text = {rung.split(" ")[0]: row[0]["text"] for rung, row in zip(rows, cells)}
+    assert "0.012% of peak" in text["python"]  # not "0%"
+    assert "0.91x python" in text["boxed"]
+    assert "x boxed" in text["naive"]
+    assert "0.50x avx512" in text["openblas"]  # its baseline, not the row above it (naive)
+    assert "x naive" in text["avx512"]  # avx2 did not run: the next alternative
+    assert "the rung above" not in " ".join(text.values())
