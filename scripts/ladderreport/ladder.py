@@ -41,11 +41,19 @@ def gflops(rate):
 
 
 def unit_of(machine, rung):
-    """The unit the rung's arithmetic ran on (rung_unit/<rung>); older files: the device alone."""
+    """The unit the rung's arithmetic ran on (rung_unit/<rung>); older files: the device and, from the
+    rung's mechanism and number format, which of its units (so that a tensor-core rung is not set
+    against the CUDA cores' peak)."""
     unit = machine.context.get(f"rung_unit/{rung}")
     if unit:
         return str(unit)
-    return "GPU" if on_gpu(machine, rung) else "CPU"
+    mechanism = str(machine.context.get(f"rung/{rung}", "")).partition(": ")[0]
+    dtype = (machine.gemm_at(rung) or {}).get("dtype", "f32")
+    if on_gpu(machine, rung):
+        if mechanism == "matrix units" or "tf32" in rung or dtype in ("f16", "bf16"):
+            return f"GPU tensor cores ({'tf32' if 'tf32' in rung else dtype})"
+        return "GPU CUDA cores"
+    return "CPU bf16 units" if dtype == "bf16" else "CPU FMA units"
 
 
 def gpu_datasheet(machine, specs_folder=None):

@@ -160,7 +160,10 @@ def make_figures(measured, specs):
 
 DEVICE_COLOURS = {"CPU": "#1f77b4", "GPU": "#2ca02c"}
 # Each unit a colour: the CPU's in blues, the GPU's in greens (the unit name starts with its device).
-UNIT_COLOURS = {"CPU": ("#9ecae1", "#4292c6", "#08519c", "#08306b"), "GPU": ("#a1d99b", "#41ab5d", "#006d2c")}
+# Each unit a colour of its own (no two near-identical blues): CPU units in cool and earth tones,
+# GPU units in warm ones.
+UNIT_COLOURS = {"CPU": ("#1f77b4", "#17becf", "#2ca02c", "#9467bd", "#8c564b", "#7f7f7f", "#bcbd22"),
+                "GPU": ("#d62728", "#ff7f0e", "#e377c2", "#ffbb78")}
 
 
 def ladder_figure(m, plt):
@@ -178,29 +181,38 @@ def ladder_figure(m, plt):
         mine = [u for u in units if u.startswith(device)]
         for i, unit in enumerate(mine):
             colour[unit] = UNIT_COLOURS[device][i % len(UNIT_COLOURS[device])]
-    fig, ax = plt.subplots(figsize=(max(10, 0.55 * len(rows)), 5.5))
+    fig, ax = plt.subplots(figsize=(max(11, 0.75 * len(rows)), 6))
     bars = ax.bar(range(len(rows)), [r["rate"] / 1e9 for r in rows], color=[colour.get(r["unit"], "#999999") for r in rows],
                   edgecolor="black", linewidth=0.4)
     for bar, r in zip(bars, rows):
         if r["extrapolated"]:
             bar.set_hatch("//")
         seconds = r["seconds_at_size"]
-        label = (f"{seconds:,.0f} s" if seconds >= 100 else f"{seconds:.3g} s") if seconds else ""
-        ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height() * 1.15, label, ha="center", fontsize=6, rotation=90)
-    # Each unit's measured peak: the CPU's (dashed) and the GPU's (dotted), in the unit's colour.
+        label = ("" if not seconds else f"{seconds:,.0f} s" if seconds >= 100 else f"{seconds:.3g} s" if seconds >= 1
+                 else f"{seconds * 1e3:.3g} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.3g} µs")
+        ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height() * 1.15, label, ha="center", fontsize=7)
+    # Each unit's measured peak: a line in the unit's colour (the CPU's dashed, the GPU's dotted),
+    # its figure in the legend, where no label can overprint a bar's.
+    peak_of = {}
     for unit in units:
         peak = next((r["unit_peak"] for r in rows if r["unit"] == unit and r["unit_peak"]), None)
         if peak:
-            style = ":" if unit.startswith("GPU") else "--"
-            ax.axhline(peak / 1e9, color=colour[unit], linestyle=style, linewidth=1.2)
-            ax.text(-0.4, peak / 1e9 * 1.1, f"peak of {unit}: {peak / 1e9:,.0f} GFLOP/s", fontsize=7, color="black")
-    ax.set_xticks(range(len(rows)), [r["rung"] for r in rows], rotation=60, ha="right", fontsize=8)
+            peak_of[unit] = peak
+            ax.axhline(peak / 1e9, color=colour[unit], linestyle=":" if unit.startswith("GPU") else "--", linewidth=1.2)
+    # The chain: each rung's speedup over the rung it refines (or its baseline), under its name.
+    ticks = [r["rung"] + (f"\n{r['measured']:.3g}x {r['parent']}" if r.get("measured") and r.get("parent") else "")
+             for r in rows]
+    ax.set_xticks(range(len(rows)), ticks, rotation=60, ha="right", fontsize=8)
     ax.set_yscale("log")
     ax.set_ylabel("GFLOP/s (log)")
-    ax.set_title(f"The GEMM ladder on {host_title(m)}\nevery rung, time at n = {COMMON_SIZE} above each bar "
-                 "(hatched: extrapolated by n³ from the size it ran at)", fontsize=9)
+    ax.set_title(f"The GEMM ladder on {host_title(m)}\nevery rung, time at n = {COMMON_SIZE} above each bar, "
+                 "speedup over the rung it refines under its name", fontsize=10)
     handles = [plt.Rectangle((0, 0), 1, 1, facecolor=colour[u], edgecolor="black", linewidth=0.4) for u in units]
-    ax.legend(handles, units, fontsize=7, loc="upper left")
+    labels = [f"{u}: peak {peak_of[u] / 1e9:,.0f} GFLOP/s (line)" if u in peak_of else u for u in units]
+    if any(r["extrapolated"] for r in rows):
+        handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="white", edgecolor="black", linewidth=0.4, hatch="//"))
+        labels.append("extrapolated by n³ from the size it ran at")
+    ax.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1.0), borderaxespad=0)
     ax.set_ylim(top=max(r["rate"] for r in rows) / 1e9 * 30)
     fig.tight_layout()
     return fig

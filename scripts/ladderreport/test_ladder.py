@@ -248,6 +248,10 @@ def test_each_gpu_row_gives_its_share_of_the_datasheet_peak_of_its_unit_and_form
     assert rows["cuda-mma-bf16"]["datasheet"]["fraction"] == pytest.approx(rows["cuda-mma-bf16"]["rate"] / 989.4e12)
     assert "of the datasheet's tf32 tensor cores, 494.7 TFLOP/s" in cells(rows["cublas-tf32"])[8]
     assert not rows["avx512"].get("datasheet"), "a CPU row has no GPU datasheet"
+    # A file without rung_unit: the unit from the device, mechanism and format, so that tensor-core
+    # rungs are set against their own peaks, not the CUDA cores'.
+    assert [rows[r]["unit"] for r in ("avx512", "cuda-regtile", "cublas-tf32", "cuda-mma-bf16")] == [
+        "CPU FMA units", "GPU CUDA cores", "GPU tensor cores (tf32)", "GPU tensor cores (bf16)"]
     assert "NVIDIA H200 SXM 141GB" in report.ladder_markdown(machine)
     # A GPU no sheet names: no share, never another GPU's.
     rows = {r["rung"]: r for r in report.ladder_rows(ladder_machine(cases, {**context, "gpu_name": "NVIDIA B300"}), 4096)}
