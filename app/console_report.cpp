@@ -84,6 +84,8 @@ std::optional<std::string> previous_run(const std::string& results_path, const s
   for (const auto& entry : fs::directory_iterator(folder, error)) {
     const fs::path& path = entry.path();
     const std::string name = path.filename().string();
+    // Regular files only, never through a link: a FIFO named *.json would hang the read.
+    if (!fs::is_regular_file(entry.symlink_status(error))) continue;
     if (path == ours || path.extension() != ".json" || name.find(".partial") != std::string::npos ||
         name.find(".interrupted") != std::string::npos || name.find(".gpu") != std::string::npos)
       continue;

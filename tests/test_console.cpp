@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
+
 #include "case_rows.hpp"
 #include "console.hpp"
 #include "console_report.hpp"
@@ -139,6 +141,9 @@ TEST(Console, ThePreviousRunIsTheNewestOtherFileOfTheSameProfile) {
   write("c.json", "full", 100);
   write("d.json.x.partial", "quick", 50);
   write("new.json", "quick", 0);
+  // A FIFO and a link of the same name pattern are passed over, never opened (the read would hang).
+  ASSERT_EQ(::mkfifo((dir / "fifo.json").c_str(), 0644), 0);
+  fs::create_symlink(dir / "a.json", dir / "link.json");
   EXPECT_EQ(previous_run((dir / "new.json").string(), "quick"), (dir / "b.json").string());
   EXPECT_EQ(previous_run((dir / "new.json").string(), "full"), (dir / "c.json").string());
   EXPECT_EQ(previous_run((dir / "new.json").string(), "smoke"), std::nullopt);
