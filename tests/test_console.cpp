@@ -65,6 +65,7 @@ BenchRun one_run(const std::string& name, std::map<std::string, double> counters
   r.run_name.function_name = name;
   r.run_name.time_type = "real_time";
   r.iterations = 10;
+  r.repetitions = 1;  // Google Benchmark 1.9 leaves it uninitialised; a real run always sets it
   r.real_accumulated_time = 10 * seconds;
   r.time_unit = benchmark::kMillisecond;
   for (const auto& [key, value] : counters) r.counters[key] = value;
