@@ -121,12 +121,14 @@ TEST(Cli, APipeGetsNoColourCodes) {
 // that names the results file and the next command; --quiet keeps the ending and drops the rows.
 TEST(Cli, ATerminalOf100ColumnsGetsLinesThatFitAndAStatusLine) {
   if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1) here";
-  const std::string out = fmt::format("{}/terminal-{}.json", LADDER_TEST_TMP, getpid());
+  // A name relative to the test folder: the ending's lines hold it, and a long build path would be
+  // wrapped on 100 columns, making the test depend on where the project was cloned.
+  const std::string out = fmt::format("terminal-{}.json", getpid());
   const auto on_terminal = [&out](const std::string& flags) {
     const std::string inner = fmt::format(
-        "stty cols 100 rows 40; '{}' --profile smoke --suite gemm,stream --rungs naive,avx2,triad "
+        "stty cols 100 rows 40; cd '{}' && '{}' --profile smoke --suite gemm,stream --rungs naive,avx2,triad "
         "--benchmark_min_time=0.01 --benchmark_out='{}' {}",
-        LADDERBENCH_EXE, out, flags);
+        LADDER_TEST_TMP, LADDERBENCH_EXE, out, flags);
     return run_ladderbench_command(fmt::format("TERM=xterm script -qefc \"{}\" /dev/null", inner));
   };
   const Result r = on_terminal("");
@@ -163,13 +165,13 @@ TEST(Cli, ATerminalOf100ColumnsGetsLinesThatFitAndAStatusLine) {
   // Through a pipe: plain progress lines, no control characters at all.
   const Result piped =
       run_ladderbench(fmt::format("--profile smoke --suite gemm --rungs naive --benchmark_min_time=0.01 "
-                                  "--benchmark_out='{}'",
-                                  out));
+                                  "--benchmark_out='{}/{}'",
+                                  LADDER_TEST_TMP, out));
   EXPECT_EQ(piped.exit_code, 0) << piped.output;
   EXPECT_EQ(piped.output.find('\x1b'), std::string::npos) << piped.output;
   EXPECT_EQ(piped.output.find('\r'), std::string::npos) << piped.output;
   EXPECT_NE(piped.output.find("[1/"), std::string::npos) << piped.output;
-  std::filesystem::remove(out);
+  std::filesystem::remove(std::filesystem::path(LADDER_TEST_TMP) / out);
 }
 
 TEST(Cli, RejectsABadIsaCap) { expect_usage_error("--list", "LADDER_MAX_ISA='sse9'", "LADDER_MAX_ISA=sse9"); }
