@@ -32,20 +32,24 @@ from ladderreport.tables import build_tables, write_csv, write_html, write_markd
 # --- commands -------------------------------------------------------------------------------------
 
 
+def write_tables(measured, specs, out, plots=None):
+    """tables.md, tables.csv and index.html into `out`, and every cross-machine figure into `plots`
+    (None: none, the page without them)."""
+    out.mkdir(parents=True, exist_ok=True)
+    tables = build_tables(measured, specs)
+    write_markdown(tables, out / "tables.md", measured)
+    write_csv(tables, out / "tables.csv")
+    figures = render(make_figures(measured, specs), plots) if plots else []
+    write_html(tables, measured, figures, out / "index.html")
+
+
 def cmd_tables(args):
     measured, specs = load_machines(args.paths)
     if not measured and not specs:
         warn("nothing to tabulate")
         return 1
     out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    tables = build_tables(measured, specs)
-    write_markdown(tables, out / "tables.md", measured)
-    write_csv(tables, out / "tables.csv")
-    figures = []
-    if not args.no_plots:
-        figures = render(make_figures(measured, specs), pathlib.Path(args.plots))
-    write_html(tables, measured, figures, out / "index.html")
+    write_tables(measured, specs, out, None if args.no_plots else pathlib.Path(args.plots))
     print(f"report: wrote {out / 'tables.md'}, {out / 'tables.csv'}, {out / 'index.html'} "
           f"({len(measured)} measured machine(s), {len(specs)} spec sheet(s))")
     return 0
@@ -153,12 +157,8 @@ def cmd_publish(args):
     if not measured:
         warn("no ladderbench result file found")
         return 1
-    tables_dir, plots = out / "results" / "tables", out / "plots"
-    tables_dir.mkdir(parents=True, exist_ok=True)
-    tables = build_tables(measured, specs)
-    write_markdown(tables, tables_dir / "tables.md", measured)
-    write_csv(tables, tables_dir / "tables.csv")
-    write_html(tables, measured, render(make_figures(measured, specs), plots), tables_dir / "index.html")
+    plots = out / "plots"
+    write_tables(measured, specs, out / "results" / "tables", plots)
     for m in measured:
         write_ladder(m, out / "results" / safe_slug(m.id) / "ladder.md", plots)
     print(f"report: published {len(measured)} machine(s) into {out}: results/tables/, results/<machine-id>/ladder.*, "

@@ -47,13 +47,10 @@ def unit_of(machine, rung):
     unit = machine.context.get(f"rung_unit/{rung}")
     if unit:
         return str(unit)
-    mechanism = str(machine.context.get(f"rung/{rung}", "")).partition(": ")[0]
-    dtype = (machine.gemm_at(rung) or {}).get("dtype", "f32")
     if on_gpu(machine, rung):
-        if mechanism == "matrix units" or "tf32" in rung or dtype in ("f16", "bf16"):
-            return f"GPU tensor cores ({'tf32' if 'tf32' in rung else dtype})"
-        return "GPU CUDA cores"
-    return "CPU bf16 units" if dtype == "bf16" else "CPU FMA units"
+        tensor, fmt = gpu_unit(machine, rung, str(machine.context.get(f"rung/{rung}", "")).partition(": ")[0])
+        return f"GPU tensor cores ({fmt})" if tensor else "GPU CUDA cores"
+    return "CPU bf16 units" if (machine.gemm_at(rung) or {}).get("dtype") == "bf16" else "CPU FMA units"
 
 
 def gpu_datasheet(machine, specs_folder=None):
@@ -69,14 +66,19 @@ def gpu_datasheet(machine, specs_folder=None):
     return None
 
 
-def datasheet_peak(datasheet, machine, rung, mechanism):
-    """The datasheet's peak for the unit and format a GPU rung computes in, and its words: tensor
-    cores in TF32, f16 or bf16, or the CUDA cores in f32 (cuBLAS pedantic and the hand kernels)."""
-    if not datasheet:
-        return None, ""
+def gpu_unit(machine, rung, mechanism):
+    """Whether a GPU rung computes on the tensor cores, and in which format: TF32 (f32 data), f16 or
+    bf16 there; f32 on the CUDA cores (cuBLAS pedantic and the hand kernels)."""
     dtype = (machine.gemm_at(rung) or {}).get("dtype", "f32")
     tensor = mechanism == "matrix units" or "tf32" in rung or dtype in ("f16", "bf16")
-    fmt = "tf32" if "tf32" in rung else dtype
+    return tensor, "tf32" if "tf32" in rung else dtype
+
+
+def datasheet_peak(datasheet, machine, rung, mechanism):
+    """The datasheet's peak for the unit and format a GPU rung computes in, and its words."""
+    if not datasheet:
+        return None, ""
+    tensor, fmt = gpu_unit(machine, rung, mechanism)
     peak = (datasheet.get("peak_flops", {}).get("matrix" if tensor else "vector", {}) or {}).get(fmt)
     what = f"{fmt} tensor cores" if tensor else f"{fmt} CUDA cores"
     return (float(peak), what) if peak else (None, "")
