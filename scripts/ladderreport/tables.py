@@ -252,7 +252,9 @@ def write_csv(tables, out):
             for name, row in zip(rows, cells):
                 for column, cell in zip(columns, row):
                     if cell["text"]:
-                        writer.writerow([workload, name, column, cell["value"] if cell["value"] is not None else "",
+                        # Ten significant digits, not the float's repr: its last digit differs between
+                        # Python versions (3.12's sum() compensates), and publish must reproduce the file.
+                        writer.writerow([workload, name, column, f"{cell['value']:.10g}" if cell["value"] is not None else "",
                                          "predicted" if cell["predicted"] else "measured", cell["text"]])
 
 def write_html(tables, measured, figures, out):
