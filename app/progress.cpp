@@ -70,9 +70,8 @@ void Progress::show() {
   }
   // A pipe: a plain line now and then, and always the first case's and the last case's.
   if (round_ == 0) return;  // the phases before the cases say themselves
-  const bool first = !pipe_line_written_, last = started_ == round_cases_;
-  if (!first && !last && since(last_pipe_line_) < kPipeSeconds) return;
-  pipe_line_written_ = true;
+  const bool last = started_ == round_cases_;
+  if (last_pipe_line_ && !last && since(*last_pipe_line_) < kPipeSeconds) return;
   last_pipe_line_ = Clock::now();
   console_.say(stderr, line() + "\n");
 }

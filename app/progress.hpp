@@ -3,6 +3,7 @@
 // most every kPipeSeconds (a log that shows the run is alive without a line per case).
 #pragma once
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "console.hpp"
@@ -50,8 +51,7 @@ class Progress {
   double prior_per_case_;
   Clock::time_point run_start_ = Clock::now();
   Clock::time_point round_start_ = Clock::now();
-  Clock::time_point last_pipe_line_{};
-  bool pipe_line_written_ = false;
+  std::optional<Clock::time_point> last_pipe_line_;  // none yet: the next line is written
   std::string phase_;
   int round_ = 0, round_cases_ = 0, started_ = 0;
   double round_budget_ = 0;

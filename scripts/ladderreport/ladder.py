@@ -88,9 +88,7 @@ def time_per_fma(machine, rung, size):
     """(n, seconds per FMA) of the rung's two largest measured sizes below `size`, where it ran at two:
     the n^3 extrapolation holds where this stays constant (an interpreter), and flatters where it
     grows (a rung whose working set moves to a slower level as n grows)."""
-    ran = sorted((c["size"], c["seconds"] / c["size"] ** 3) for c in machine.cases.values()
-                 if c["suite"] == "gemm" and c["rung"] == rung and c.get("flops") and not c.get("error")
-                 and c.get("seconds") and c["size"] < size)
+    ran = sorted((n, c["seconds"] / n ** 3) for n, c in machine.gemm_ran(rung).items() if c.get("seconds") and n < size)
     return ran[-2:] if len(ran) >= 2 else []
 
 

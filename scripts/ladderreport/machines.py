@@ -77,6 +77,11 @@ class Machine:
         value = self.context.get("memory_total_bytes")
         return float(value) if value else None
 
+    def gemm_ran(self, rung):
+        """The rung's cases that ran (a rate, no error), by size."""
+        return {c["size"]: c for c in self.cases.values()
+                if c["suite"] == "gemm" and c["rung"] == rung and c.get("flops") and not c.get("error")}
+
     def gemm_at(self, rung, size=None):
         """The rung's case at `size` (default: the ladder profile's common size); else the largest
         size below it that ran (its time is extrapolated up by n^3), else the smallest above it;
@@ -85,8 +90,7 @@ class Machine:
         cases = {c["size"]: c for c in self.cases.values() if c["suite"] == "gemm" and c["rung"] == rung}
         if not cases:
             return None
-        ran = {n: c for n, c in cases.items() if c.get("flops") and not c.get("error")}
-        pool = ran or cases
+        pool = self.gemm_ran(rung) or cases
         if size in pool:
             return pool[size]
         below = [n for n in pool if n < size]
