@@ -24,6 +24,7 @@
 #include "every_device.hpp"
 #include "ladder_table.hpp"
 #include "options.hpp"
+#include "plan.hpp"
 #include "progress.hpp"
 #include "repetitions.hpp"
 #include "results_file.hpp"
@@ -70,10 +71,7 @@ bool console_colour(const Options& opt) {
 // What a case costs before any is measured: its repetitions at the minimum time, with Google
 // Benchmark's sizing runs (up to a tenth of it each, growing tenfold) and the verification before
 // and after (a few calls) on top. The progress estimate corrects it by the cases done.
-double prior_seconds_per_case(const Options& opt, int repetitions) {
-  const double min_time = opt.min_time_seconds.value_or(opt.profile == "quick" ? 0.2 : 0.5);
-  return repetitions * min_time * 1.3 + 0.2;
-}
+double min_time_seconds(const Options& opt) { return opt.min_time_seconds.value_or(opt.profile == "quick" ? 0.2 : 0.5); }
 
 // Each timed case's own noise counters, for the verdict.
 std::vector<CaseNoise> case_noise(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
@@ -157,7 +155,11 @@ int run(int argc, char** argv) {
     return run_on_every_device(std::vector<std::string>(argv + 1, argv + argc), devices);
   }
   if (auto error = max_isa_error(); !error.empty()) usage_error(error);
+  if (auto error = cpu_description_error(); !error.empty()) usage_error(error);
   const MachineInfo machine = machine_info();
+  // A recorded machine is planned, never measured: the figures would be this machine's.
+  if (!machine.recorded.empty() && !opt.list && !opt.plan && !opt.print_machine_id)
+    usage_error(fmt::format("{} describes another machine: only --list, --plan and --machine-id run with it", machine.recorded));
   // A deliberate oversubscription is measured and named (noise_reasons); a count far past the
   // CPUs only stalls the probes for minutes, or crashes OpenMP's runtime (100000).
   if (machine.allowed_cpus > 0 && machine.threads > kMostThreadsPerCpu * machine.allowed_cpus)
@@ -188,7 +190,7 @@ int run(int argc, char** argv) {
   };
   Console console(opt.quiet);
   const int repetitions = opt.adaptive ? RepetitionPolicy{}.floor : opt.repetitions;
-  Progress progress(console, prior_seconds_per_case(opt, repetitions));
+  Progress progress(console, prior_case_seconds(repetitions, min_time_seconds(opt)));
   progress.phase("finding the rungs that run here (each makes one real call) and the cases");
   std::vector<BenchmarkCase> cases = select_cases(opt, request);
   // --device all's runs after device 0's: the GPU's cases alone (the host's ran once already).
@@ -207,6 +209,27 @@ int run(int argc, char** argv) {
     if (suite.trim && suite_selected(opt, suite)) suite.trim(cases, request);
   check_memory(cases, memory, request);
   progress.phase("");
+  PlanRequest want;
+  want.profile = opt.sizes ? "custom sizes" : opt.profile;
+  want.cases = cases;
+  want.memory_usable_bytes = request.host_usable_bytes;
+  want.memory_source = memory.source;
+  want.repetitions = repetitions;
+  want.min_time_seconds = min_time_seconds(opt);
+  if (opt.adaptive) want.extra_rounds_share = opt.adaptive_budget.value_or(RepetitionPolicy{}.budget_share);
+  if (opt.out_path) want.history_path = previous_run(*opt.out_path, want.profile);
+  want.array_notes = array_cap_notes();
+  want.array_sizes = large_array_sizes();
+  want.setup_seconds = progress.elapsed_seconds();
+  const Plan plan = make_plan(machine, want);
+  if (opt.plan) {
+    fmt::print("  {:<44} {:>9} {:>9}\n", "case", "memory", "estimate");
+    for (const auto& line : plan.case_lines) fmt::print("{}\n", line);
+    for (const auto& line : plan.lines) fmt::print("{}\n", line);
+    fmt::print("{}\n", plan.summary);
+    return 0;
+  }
+  progress.planned(plan.case_seconds);
 
   // Run.
   initialize_benchmark(opt);
@@ -222,6 +245,7 @@ int run(int argc, char** argv) {
   const CpuSample before = sample_cpu();
   console.say(stderr, fmt::format("ladderbench: {}, {} threads, {} cases; measuring the machine's ceilings ...\n",
                                   machine.cpu_model, machine.threads, cases.size()));
+  if (!opt.list_tests) console.say(stderr, fmt::format("ladderbench: {}\n", plan.summary));
   for (const auto& note : setup_notes()) console.say(stderr, fmt::format("ladderbench: note: {}\n", note));
   if (results)
     for (const auto& stale : results->stale_files())
@@ -229,13 +253,16 @@ int run(int argc, char** argv) {
                                       "memory); it holds what that run measured, as unfinished JSON, and is left as it is\n",
                                       stale));
   progress.phase("measuring the machine's ceilings");
+  const double ceilings_start = progress.elapsed_seconds();
   ceilings = opt.list_tests ? Ceilings{} : measure_ceilings(registry(), machine, opt.profile == "smoke");
+  const double ceilings_seconds = progress.elapsed_seconds() - ceilings_start;
   progress.phase("");
   if (!opt.list_tests) console.say(stderr, format_ceilings(ceilings));
   for (const auto& warning : startup_noise_warnings(before, sample_cpu(), machine.logical_cpus, machine.threads))
     console.say(stderr, fmt::format("ladderbench: warning: {}\n", warning));
   add_context(machine, ceilings, opt.sizes ? "custom sizes" : opt.profile);
   for (const auto& note : array_cap_notes()) benchmark::AddCustomContext("array_size_capped", note);
+  benchmark::AddCustomContext("ceilings_seconds", fmt::format("{:.1f}", ceilings_seconds));
   RepetitionPolicy policy;
   if (opt.adaptive_cv) policy.target_cv = *opt.adaptive_cv;
   if (opt.adaptive_budget) policy.budget_share = *opt.adaptive_budget;

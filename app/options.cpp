@@ -51,6 +51,10 @@ const char* const kHelpOptions = R"(                    With a GPU, stream, roof
   --device all      the command once per GPU, in turn: every case with device 0, the GPU cases
                     alone with the others; each device's results in its own file (out.gpuN.json)
   --list            list every rung with "available" or "unavailable: <reason>", then exit
+  --plan            print what the run would do here without measuring anything: its cases,
+                    the memory held at once, the threads and their placement, the machine as
+                    hwloc sees it, and an estimate of the wall time (from --benchmark_out's
+                    folder's last run of the profile where there is one); then exit
   --machine-id      print this machine's results folder name (results/<id>/), then exit
   --quiet, -q       only errors and the closing summary (the ladder, the verdict, where the
                     results went); no progress, no rows
@@ -194,6 +198,8 @@ Options parse_options(int argc, char** argv) {
       std::exit(0);
     } else if (name == "--list") {
       o.list = true;
+    } else if (name == "--plan") {
+      o.plan = true;
     } else if (name == "--machine-id") {
       o.print_machine_id = true;
     } else if (name == "--no-cap") {

@@ -27,6 +27,7 @@ struct Options {
   std::optional<double> adaptive_cv;      // --adaptive-cv: the coefficient of variation to reach
   std::optional<double> adaptive_budget;  // --adaptive-budget: the extra rounds' share of the first round's time
   bool list = false;
+  bool plan = false;  // --plan: what the run would do, without doing it
   bool print_machine_id = false;
   bool list_tests = false;  // --benchmark_list_tests: Google Benchmark lists the cases and runs none
   std::optional<std::string> filter;

@@ -13,6 +13,13 @@ double estimated_seconds_left(int total, int done, double elapsed, double prior_
   return std::max(0, total - done) * per_case;
 }
 
+double planned_seconds_left(double planned_total, double planned_done, double elapsed_done, double in_current,
+                            double mean_planned) {
+  const double pull = kPriorWeight * mean_planned;
+  const double pace = (elapsed_done + pull) / (planned_done + pull);
+  return std::max(0.0, (planned_total - planned_done) * pace - in_current);
+}
+
 std::string format_duration(double seconds) {
   const long s = std::lround(std::max(0.0, seconds));
   if (s < 60) return fmt::format("{} s", s);
@@ -37,9 +44,22 @@ void Progress::round(int number, int cases, double budget_seconds) {
   phase_.clear();
 }
 
+void Progress::planned(std::map<std::string, double> seconds) {
+  planned_ = std::move(seconds);
+  planned_total_ = 0;
+  for (const auto& [name, s] : planned_) planned_total_ += s;
+}
+
 void Progress::case_started(const std::string& name) {
   ++started_;
   case_ = name;
+  case_start_ = Clock::now();
+  if (round_ == 1 && !planned_.empty()) {
+    planned_done_ += planned_current_;
+    elapsed_done_ = since(round_start_);
+    const auto it = planned_.find(name);
+    planned_current_ = it == planned_.end() ? 0 : it->second;
+  }
   show();
 }
 
@@ -49,7 +69,10 @@ std::string Progress::line() const {
   const std::string elapsed = format_duration(since(run_start_));
   if (round_ == 0) return fmt::format("{}: {}", elapsed, phase_);
   const int done = started_ - 1;
-  double left = estimated_seconds_left(round_cases_, done, since(round_start_), prior_per_case_);
+  double left = round_ == 1 && !planned_.empty()
+                    ? planned_seconds_left(planned_total_, planned_done_, elapsed_done_, since(case_start_),
+                                           planned_total_ / static_cast<double>(planned_.size()))
+                    : estimated_seconds_left(round_cases_, done, since(round_start_), prior_per_case_);
   std::string left_text = "~" + format_duration(left) + " left";
   if (round_ == 1 && extra_share_ > 0)
     left_text += ", then up to " + format_duration(extra_share_ * (since(round_start_) + left)) + " of extra rounds";

@@ -3,6 +3,7 @@
 // most every kPipeSeconds (a log that shows the run is alive without a line per case).
 #pragma once
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -17,6 +18,13 @@ namespace ladder {
 // already seen, so that the first few cases do not swing the estimate.
 double estimated_seconds_left(int total, int done, double elapsed, double prior_per_case);
 inline constexpr double kPriorWeight = 3;
+
+// The same from the plan's estimate of each case (make_plan): the cases left, as planned, scaled
+// by how the cases done compare with their plan (elapsed_done seconds for planned_done planned),
+// that ratio pulled toward 1 as if kPriorWeight cases of `mean_planned` had gone as planned;
+// less the time the current case has run already.
+double planned_seconds_left(double planned_total, double planned_done, double elapsed_done, double in_current,
+                            double mean_planned);
 
 // "42 s", "3 min 05 s", "1 h 02 min".
 std::string format_duration(double seconds);
@@ -35,6 +43,8 @@ class Progress {
   void case_started(const std::string& name);
   // The first round is followed by adaptive rounds that may take up to `share` of its time.
   void extra_rounds(double share) { extra_share_ = share; }
+  // The plan's estimate of each case of the first round, by name: the time left follows it.
+  void planned(std::map<std::string, double> seconds);
   // The cases are over: the status line goes.
   void finish();
   double elapsed_seconds() const { return since(run_start_); }
@@ -57,6 +67,9 @@ class Progress {
   double round_budget_ = 0;
   double extra_share_ = 0;
   std::string case_;
+  Clock::time_point case_start_ = Clock::now();
+  std::map<std::string, double> planned_;
+  double planned_total_ = 0, planned_done_ = 0, planned_current_ = 0, elapsed_done_ = 0;
 };
 
 }  // namespace ladder

@@ -89,14 +89,25 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
   AddCustomContext("cpu_vendor", m.cpu_vendor);
   AddCustomContext("cpu_microarchitecture", m.microarchitecture.empty() ? "unknown" : m.microarchitecture);
   AddCustomContext("cpu_isa_flags", m.isa_flags);
+  AddCustomContext("cpu_packages", std::to_string(m.packages));
+  AddCustomContext("numa_nodes", std::to_string(m.numa_nodes));
+  AddCustomContext("cpu_cores", std::to_string(m.cores));
   AddCustomContext("cpu_logical_cores", std::to_string(m.logical_cpus));
+  AddCustomContext("cpu_allowed", fmt::format("{} logical cpus on {} cores", m.allowed_cpus, m.allowed_cores));
   AddCustomContext("threads", std::to_string(m.threads));
   for (const auto& c : m.caches)
     AddCustomContext(fmt::format("cache_l{}_{}", c.level,
                                  c.type == "Unified" ? "unified"
                                  : c.type == "Data"  ? "data"
                                                      : "instruction"),
-                     fmt::format("{} bytes, shared by {} cpus", c.bytes, c.shared_by));
+                     fmt::format("{} bytes, shared by {} cpus, {} serving the allowed cpus", c.bytes, c.shared_by, c.instances));
+  AddCustomContext("last_level_cache_bytes", std::to_string(last_level_cache_bytes(m)));
+  for (std::size_t i = 0; i < m.gpus.size(); ++i)
+    AddCustomContext(fmt::format("gpu_pci_{}", i), fmt::format("{} on package {}, NUMA node {}", m.gpus[i].pci_bus_id,
+                                                               m.gpus[i].package < 0 ? "?" : std::to_string(m.gpus[i].package),
+                                                               m.gpus[i].numa_nodes.empty() ? "?" : m.gpus[i].numa_nodes));
+  AddCustomContext("hwloc_version", hwloc_version());
+  AddCustomContext("hwloc_topology_xml", topology_xml());
   // What one miss brings in: the ladder report's prediction for the loop-order rung.
   AddCustomContext("cache_line_bytes", fmt::format("{:.0f}", cache_line_bytes()));
   AddCustomContext("memory_total_bytes", std::to_string(m.memory_total_bytes));

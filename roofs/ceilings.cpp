@@ -98,11 +98,9 @@ double measured_clock_hz(bool smoke) {
 namespace {
 
 double reported_clock_ghz(std::string& source) {
-  std::ifstream max_freq("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
-  double khz = 0;
-  if (max_freq >> khz && khz > 0) {
+  if (const double mhz = max_clock_mhz(); mhz > 0) {
     source = "maximum clock";
-    return khz / 1e6;
+    return mhz / 1e3;
   }
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
@@ -183,7 +181,8 @@ std::vector<TheoreticalFigure> theoretical_figures(const MachineInfo& machine, d
   }
   std::vector<TheoreticalFigure> out;
   if (ghz <= 0 || f32_per_cycle == 0) return out;
-  const int cores = machine.logical_cpus;
+  // Hardware threads of one core share its FMA units: the cores count, not the logical CPUs.
+  const int cores = machine.allowed_cores > 0 ? machine.allowed_cores : machine.logical_cpus;
   out.push_back({"peak_f32_flops", cores * f32_per_cycle * ghz * 1e9,
                  fmt::format("{} cores x {} FLOP/cycle ({}) x {:.2f} GHz ({})", cores, f32_per_cycle, units, ghz, clock_source)});
   out.push_back({"peak_f64_flops", cores * f32_per_cycle / 2.0 * ghz * 1e9,
@@ -215,7 +214,7 @@ Ceilings measure_ceilings(const Registry& registry, const MachineInfo& machine, 
     c.read_all_cores = c.read_one_core;
     c.plateaus_all_cores = c.plateaus_one_core;
   }
-  const std::int64_t triad_bytes = smoke ? std::int64_t{1} << 20 : 4 * cache::last_level_cache_bytes(machine);
+  const std::int64_t triad_bytes = smoke ? std::int64_t{1} << 20 : 4 * last_level_cache_bytes(machine);
   c.triad_bytes_per_second = triad_bandwidth(triad_bytes, false);
   if (isa_unavailable_reason(Isa::avx2).empty()) c.triad_nt_bytes_per_second = triad_bandwidth(triad_bytes, true);
   c.call_seconds = overhead::seconds_per_op(overhead::empty_calls, 1);

@@ -47,9 +47,6 @@ struct Plateau {
 // Working sets from 4 KiB to 4× the last-level cache, two per octave, whole cache lines.
 std::vector<std::int64_t> sweep_sizes(const MachineInfo& machine);
 
-// The last-level cache in bytes (64 MiB if the machine does not say).
-std::int64_t last_level_cache_bytes(const MachineInfo& machine);
-
 // Splits a curve (sorted by size) into runs of points within 15% of their run's median; runs
 // of at least two points are plateaus, named by the smallest cache level whose capacity (per
 // thread, for caches shared by `threads` threads) holds the plateau's middle, else DRAM.

@@ -117,6 +117,8 @@ use "Google Benchmark" $lib/cmake/benchmark/benchmarkConfig.cmake $lib/libbenchm
 use fmt $lib/cmake/fmt/fmt-config.cmake $lib/libfmt.so -Dfmt_DIR="$root$lib/cmake/fmt" ||
   { echo "gpu-check: fmt is not installed and .deps/ has none that loads here" >&2; exit 2; }
 use gtest $lib/cmake/GTest/GTestConfig.cmake $lib/libgtest.a -DGTest_DIR="$root$lib/cmake/GTest" || true
+use hwloc $lib/libhwloc.so $lib/libhwloc.so.15 -DHWLOC_INCLUDE_DIR="$root/usr/include" -DHWLOC_LIBRARY="$root$lib/libhwloc.so" ||
+  { echo "gpu-check: hwloc is not installed and .deps/ has none that loads here" >&2; exit 2; }
 use nlohmann-json /usr/share/cmake/nlohmann_json/nlohmann_jsonConfig.cmake /usr/share/cmake/nlohmann_json/nlohmann_jsonConfig.cmake \
   -Dnlohmann_json_DIR="$root/usr/share/cmake/nlohmann_json" ||
   { echo "gpu-check: nlohmann-json is not installed and .deps/ has none" >&2; exit 2; }

@@ -19,7 +19,7 @@ if [ -r /etc/os-release ]; then
   distribution="$(. /etc/os-release && echo "${ID:-unknown}-${VERSION_CODENAME:-${VERSION_ID:-}}")"
 fi
 
-required=(build-essential cmake ninja-build git pkg-config libbenchmark-dev libfmt-dev libgtest-dev
+required=(build-essential cmake ninja-build git pkg-config libbenchmark-dev libfmt-dev libgtest-dev libhwloc-dev
           nlohmann-json3-dev python3 python3-venv)
 # The OpenMP build of OpenBLAS where the distribution has it (its threads and ours share a pool).
 # NumPy and PyTorch are rungs (numpy, torch: Python calling a library), measured, not used as tools.

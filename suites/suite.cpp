@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <optional>
 #include <map>
 #include <cstdio>
 #include <memory>
@@ -43,12 +45,34 @@ bool rung_requested(const SuiteRequest& request, const std::string& rung) {
 }
 
 namespace {
+std::mutex g_check_mutex;
+std::map<std::string, double> g_check_seconds;
+}  // namespace
+
+void record_rung_check_seconds(const std::string& rung, double seconds) {
+  std::lock_guard lock(g_check_mutex);
+  g_check_seconds[rung] = seconds;
+}
+
+double rung_check_seconds(const std::string& rung) {
+  std::lock_guard lock(g_check_mutex);
+  const auto it = g_check_seconds.find(rung);
+  return it == g_check_seconds.end() ? 0 : it->second;
+}
+
+namespace {
 std::mutex g_cap_mutex;
 std::vector<std::string> g_cap_notes;
+std::vector<std::int64_t> g_array_bytes;
 }  // namespace
 
 std::int64_t large_array_bytes(const SuiteRequest& request, std::int64_t last_level_cache_bytes, int arrays) {
   const ArraySize size = large_array_size(request.profile, last_level_cache_bytes, arrays, memory_limit().bytes);
+  {
+    std::lock_guard lock(g_cap_mutex);
+    if (std::find(g_array_bytes.begin(), g_array_bytes.end(), size.bytes) == g_array_bytes.end())
+      g_array_bytes.push_back(size.bytes);
+  }
   if (!size.capped_by.empty()) {
     const std::string note = fmt::format("{} MiB an array instead of 4 x the last-level cache ({} MiB): {}", size.bytes >> 20,
                                          (4 * last_level_cache_bytes) >> 20, size.capped_by);
@@ -62,6 +86,11 @@ std::int64_t large_array_bytes(const SuiteRequest& request, std::int64_t last_le
 std::vector<std::string> array_cap_notes() {
   std::lock_guard lock(g_cap_mutex);
   return g_cap_notes;
+}
+
+std::vector<std::int64_t> large_array_sizes() {
+  std::lock_guard lock(g_cap_mutex);
+  return g_array_bytes;
 }
 
 namespace {
@@ -110,10 +139,10 @@ void register_cases(const std::vector<BenchmarkCase>& cases, const std::function
                     int repetitions) {
   benchmark::ClearRegisteredBenchmarks();
   for (const BenchmarkCase& c : cases) {
-    auto started = std::make_shared<bool>(false);
+    auto started = std::make_shared<std::optional<std::chrono::steady_clock::time_point>>();
     auto* b = benchmark::RegisterBenchmark(c.name.c_str(), [c, started, on_first_call](benchmark::State& state) {
       if (!*started) {
-        *started = true;
+        *started = std::chrono::steady_clock::now();
         if (on_first_call) on_first_call(c);
       }
       telemetry::Sampler sampler;
@@ -134,6 +163,7 @@ void register_cases(const std::vector<BenchmarkCase>& cases, const std::function
       if (after.cgroup.quota_cpus > 0) state.counters[kCaseThrottledCounter] = throttled_share(before, after);
       if (sampled) set_telemetry_counters(state, sampler.stop());
       if (c.on_device) state.counters["gpu_device_index"] = selected_device();  // --device N, --device all
+      state.counters[kCaseWallCounter] = std::chrono::duration<double>(std::chrono::steady_clock::now() - **started).count();
     });
     // Wall-clock time: multi-threaded work must not be judged by one thread's CPU time.
     if (c.timing == Timing::manual) {

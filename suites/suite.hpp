@@ -39,6 +39,8 @@ struct BenchmarkCase {
   // the same key (a GEMM size's inputs and references): counted once per key.
   std::string shared_memory_key;
   double shared_memory_bytes = 0;
+  // The rung it runs, where its availability check was timed (rung_check_seconds).
+  std::string rung;
 };
 
 // What a run holds throughout: every shared allocation once.
@@ -120,10 +122,24 @@ bool rung_requested(const SuiteRequest& request, const std::string& rung);
 std::int64_t large_array_bytes(const SuiteRequest& request, std::int64_t last_level_cache_bytes, int arrays = 3);
 // Each cap that changed a size in this run, as said on the console (for the context).
 std::vector<std::string> array_cap_notes();
+// Each size large_array_bytes gave this run's suites, once.
+std::vector<std::int64_t> large_array_sizes();
 // What a suite has to say about how it set up the run (a rung asked for by name but unavailable),
 // said once under the run's header: an error that stops the run before then stays its only line.
 void note_under_header(const std::string& note);
 std::vector<std::string> notes_under_header();
+
+// How long a rung's availability check took here: its real call, and for a Python rung the start
+// of its interpreter, which each of its cases pays again. --plan's estimate of a case not measured
+// before; 0 where no check was timed. Keyed by the rung's name ("torch"), which the model's
+// backends of the same name share.
+void record_rung_check_seconds(const std::string& rung, double seconds);
+double rung_check_seconds(const std::string& rung);
+
+// Each timed run's counter of the seconds since its case's first call began (its verification,
+// Google Benchmark's sizing runs and the repetitions so far): the largest is the case's wall time,
+// which --plan reads back from a run's results file to estimate the next.
+inline constexpr const char* kCaseWallCounter = "case_wall_seconds";
 
 // Registers the cases with Google Benchmark; `on_first_call` runs once per case before its
 // first call (progress for long runs).

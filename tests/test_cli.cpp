@@ -279,6 +279,24 @@ TEST(Cli, AnUnavailableRungAloneIsRefusedWithItsReason) {
   GTEST_SKIP() << "every rung is available on this machine";
 }
 
+TEST(Cli, ARecordedMachineIsPlannedNeverMeasured) {
+  const std::string zen3 = fmt::format(
+      "LADDER_TEST_CPU='{}/tests/machines/amd-epyc-zen3-2vcpu.machine' HWLOC_SYNTHETIC="
+      "'pack:1 [numa(memory=8589934592)] l3:1(size=33554432) l2:2(size=524288) core:1 pu:1' "
+      "LADDER_PYTHON=/bin/false",
+      LADDER_SOURCE_DIR);
+  expect_usage_error("--profile smoke --suite stream", "describes another machine: only --list, --plan and --machine-id run",
+                     zen3);
+  const Result plan = run_ladderbench("--plan --profile quick --suite gemm,stream", zen3);
+  EXPECT_EQ(plan.exit_code, 0) << plan.output;
+  for (const char* line : {"\nthreads: 2 on 2 cores", "\nlast-level cache of the CPUs that run: 32 MiB (1 x 32 MiB)",
+                           "\nlarge arrays: 128 MiB each", "\nmemory held at once: ", "\nplan: the quick profile here: "})
+    EXPECT_NE(plan.output.find(line), std::string::npos) << line << "\n" << plan.output;
+  EXPECT_EQ(plan.output.find("gemm/avx512/"), std::string::npos) << "Zen 3 has no AVX-512:\n" << plan.output;
+  EXPECT_NE(plan.output.find("gemm/avx2/f32/n:2048"), std::string::npos) << plan.output;
+  expect_usage_error("--plan", "LADDER_TEST_CPU=/nonexistent: cannot read it", "LADDER_TEST_CPU=/nonexistent");
+}
+
 TEST(Cli, ListShowsEveryRungWithItsStatus) {
   Result r = run_ladderbench("--list");
   EXPECT_EQ(r.exit_code, 0);

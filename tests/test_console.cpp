@@ -60,6 +60,19 @@ TEST(Console, TheEstimateFollowsTheCasesDoneAndStartsFromThePrior) {
   EXPECT_EQ(format_duration(3720), "1 h 02 min");
 }
 
+TEST(Console, ThePlannedEstimateFollowsThePlanScaledByThePaceSoFar) {
+  // Nothing done: the plan as it stands, less the time the first case has run.
+  EXPECT_DOUBLE_EQ(planned_seconds_left(200, 0, 0, 0, 1), 200);
+  EXPECT_DOUBLE_EQ(planned_seconds_left(200, 0, 0, 5, 1), 195);
+  // Half the plan done in twice its time: the rest at nearly twice its plan (pulled toward it).
+  const double left = planned_seconds_left(200, 100, 200, 0, 1);
+  EXPECT_NEAR(left, 100 * (200 + 3.0) / (100 + 3.0), 1e-9);
+  EXPECT_GT(left, 190);
+  // Slow cases planned as slow keep the pace: the rest stays as planned.
+  EXPECT_DOUBLE_EQ(planned_seconds_left(200, 150, 150, 0, 1), 50);
+  EXPECT_EQ(planned_seconds_left(200, 200, 180, 10, 1), 0);
+}
+
 BenchRun one_run(const std::string& name, std::map<std::string, double> counters, double seconds) {
   BenchRun r;
   r.run_name.function_name = name;

@@ -178,6 +178,38 @@ TEST(Machine, IdIsAFolderName) {
   EXPECT_GT(here.logical_cpus, 0);
   EXPECT_GT(here.memory_total_bytes, 0);
   EXPECT_EQ(machine_id(here).find('/'), std::string::npos);
+  // hwloc's description: this process runs on some cores, under some cache.
+  EXPECT_GE(here.packages, 1);
+  EXPECT_GE(here.cores, 1);
+  EXPECT_LE(here.allowed_cores, here.cores);
+  EXPECT_FALSE(here.caches.empty());
+  EXPECT_TRUE(here.recorded.empty());
+  EXPECT_NE(topology_xml().find("<topology"), std::string::npos);
+}
+
+TEST(Machine, TheLastLevelCacheIsEveryInstanceServingTheAllowedCpus) {
+  MachineInfo m;
+  m.caches = {{1, "Data", 48 << 10, 2, 384}, {2, "Unified", 1 << 20, 2, 384}, {3, "Unified", 32 << 20, 32, 24}};
+  EXPECT_EQ(last_level_cache_bytes(m), std::int64_t{24} * (32 << 20));  // a 2-socket EPYC 9965: 768 MiB
+  m.caches.back().instances = 1;                                        // the process allowed on one CCD
+  EXPECT_EQ(last_level_cache_bytes(m), 32 << 20);
+  m.caches.pop_back();
+  EXPECT_EQ(last_level_cache_bytes(m), std::int64_t{384} << 20);  // no L3: the L2s are the last level
+  EXPECT_EQ(last_level_cache_bytes(MachineInfo{}), 64 << 20);     // none described
+}
+
+TEST(Machine, ATestCpuDescriptionGivesItsIdentityAndFlags) {
+  const CpuFeatures f = parse_cpu_description(
+      "# a comment\nvendor: GenuineIntel\nfamily: 6\nmodel: 0xcf\nbrand: Intel(R) Xeon(R) Processor\n"
+      "flags: fma avx2 avx512f avx512dq avx512bw avx512vl amx_tile amx_bf16\ntopology: xml elsewhere.xml\n");
+  EXPECT_EQ(f.vendor, "GenuineIntel");
+  EXPECT_EQ(f.model, 0xcf);
+  EXPECT_EQ(microarchitecture(f.vendor, f.family, f.model), "emerald-rapids");
+  EXPECT_TRUE(f.amx_tile && f.os_amx && f.avx512f && f.os_avx512);
+  EXPECT_FALSE(f.avx512_bf16);
+  EXPECT_EQ(f.flags(), "fma avx2 avx512f avx512dq avx512bw avx512vl amx_tile amx_bf16");
+  EXPECT_THROW(parse_cpu_description("vendor: x\nbrand: y\nflags: avx9000\n"), std::invalid_argument);
+  EXPECT_THROW(parse_cpu_description("flags: avx2\n"), std::invalid_argument);
 }
 
 }  // namespace

@@ -8,7 +8,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <mutex>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
 
 namespace ladder {
 namespace {
@@ -84,6 +88,33 @@ CpuFeatures detect() {
   return f;
 }
 
+struct DescribedCpu {
+  std::optional<CpuFeatures> cpu;
+  std::string error;
+};
+
+const DescribedCpu& described_cpu() {
+  static const DescribedCpu described = [] {
+    DescribedCpu d;
+    const char* path = std::getenv("LADDER_TEST_CPU");
+    if (!path || !*path) return d;
+    std::ifstream in(path);
+    if (!in) {
+      d.error = std::string("LADDER_TEST_CPU=") + path + ": cannot read it";
+      return d;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    try {
+      d.cpu = parse_cpu_description(text.str());
+    } catch (const std::invalid_argument& e) {
+      d.error = std::string("LADDER_TEST_CPU=") + path + ": " + e.what();
+    }
+    return d;
+  }();
+  return described;
+}
+
 constexpr std::array<std::string_view, 5> kIsaNames = {"scalar", "avx2", "avx512", "avx512_bf16", "amx"};
 
 struct MaxIsa {
@@ -143,8 +174,56 @@ std::string CpuFeatures::flags() const {
   return out;
 }
 
+CpuFeatures parse_cpu_description(const std::string& text) {
+  CpuFeatures f;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto colon = line.find(':');
+    if (line.empty() || line[0] == '#' || colon == std::string::npos) continue;
+    const std::string key = line.substr(0, colon);
+    std::string value = line.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    if (key == "vendor")
+      f.vendor = value;
+    else if (key == "brand")
+      f.brand = value;
+    else if (key == "family")
+      f.family = std::stoi(value, nullptr, 0);
+    else if (key == "model")
+      f.model = std::stoi(value, nullptr, 0);
+    else if (key == "flags") {
+      std::istringstream names(value);
+      for (std::string name; names >> name;) {
+        bool* flag = name == "fma"           ? &f.fma
+                     : name == "avx2"        ? &f.avx2
+                     : name == "avx512f"     ? &f.avx512f
+                     : name == "avx512dq"    ? &f.avx512dq
+                     : name == "avx512bw"    ? &f.avx512bw
+                     : name == "avx512vl"    ? &f.avx512vl
+                     : name == "avx512_bf16" ? &f.avx512_bf16
+                     : name == "avx512_fp16" ? &f.avx512_fp16
+                     : name == "amx_tile"    ? &f.amx_tile
+                     : name == "amx_bf16"    ? &f.amx_bf16
+                     : name == "amx_int8"    ? &f.amx_int8
+                                             : nullptr;
+        if (!flag) throw std::invalid_argument("flag '" + name + "' is not one of those cpu_features knows");
+        *flag = true;
+      }
+    }
+  }
+  if (f.vendor.empty() || f.brand.empty()) throw std::invalid_argument("needs a vendor: and a brand: line");
+  // The OS of a described machine enables what its CPU has.
+  f.os_avx = f.avx2;
+  f.os_avx512 = f.avx512f;
+  f.os_amx = f.amx_tile;
+  return f;
+}
+
+bool cpu_is_described() { return described_cpu().cpu.has_value(); }
+std::string cpu_description_error() { return described_cpu().error; }
+
 const CpuFeatures& cpu_features() {
-  static const CpuFeatures features = detect();
+  static const CpuFeatures features = cpu_is_described() ? *described_cpu().cpu : detect();
   return features;
 }
 
@@ -206,7 +285,7 @@ std::string isa_unavailable_reason(Isa isa) {
       if (!(f.amx_tile && f.amx_bf16)) return "CPU lacks AMX-TILE/AMX-BF16 (cpuid leaf 7 edx)";
       if (!f.os_amx) return "OS has not enabled AMX tile state (XCR0 bits 17-18)";
       if (auto r = isa_unavailable_reason(Isa::avx512); !r.empty()) return r;
-      return request_amx_permission();
+      return cpu_is_described() ? std::string() : request_amx_permission();
   }
   return "unknown ISA";
 }

@@ -22,6 +22,14 @@ struct CpuFeatures {
 
 const CpuFeatures& cpu_features();
 
+// Tests describe another machine's CPU with LADDER_TEST_CPU, the path of a file of "key: value"
+// lines (vendor, family, model, brand, flags: the names flags() prints); cpu_features() then
+// returns that CPU. A run that would measure refuses it (main.cpp): --list and --plan only.
+bool cpu_is_described();
+std::string cpu_description_error();  // empty, or why LADDER_TEST_CPU cannot be read, in one line
+// The same from the file's text (tests); throws std::invalid_argument naming the bad line.
+CpuFeatures parse_cpu_description(const std::string& text);
+
 // The core's microarchitecture from cpuid's vendor, family and model ("zen3", "zen4",
 // "sapphire-rapids", ...), for the server and desktop cores we know; empty otherwise. A
 // hypervisor may hide the model number from the brand string ("AMD EPYC"), never this.

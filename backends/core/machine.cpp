@@ -1,6 +1,7 @@
 #include "machine.hpp"
 
 #include <fmt/format.h>
+#include <hwloc.h>
 #include <sys/resource.h>
 #include <omp.h>
 #include <sys/utsname.h>
@@ -20,41 +21,109 @@
 namespace ladder {
 namespace {
 
-std::string read_line(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
-
-std::int64_t parse_size(const std::string& text) {  // "32K", "1024K", "32M"
-  if (text.empty()) return 0;
-  std::int64_t value = std::stoll(text);
-  switch (text.back()) {
-    case 'K':
-      return value << 10;
-    case 'M':
-      return value << 20;
-    case 'G':
-      return value << 30;
-    default:
-      return value;
+// The machine's topology, loaded once: hwloc reads /sys and cpuid here, or a recorded machine
+// from HWLOC_XMLFILE / HWLOC_SYNTHETIC. Disallowed CPUs stay in (they are the machine's; the
+// process's own set is asked apart), and the PCI devices that matter (GPUs) are kept.
+class Topology {
+ public:
+  Topology() {
+    hwloc_topology_init(&topology_);
+    hwloc_topology_set_flags(topology_, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+    hwloc_topology_set_io_types_filter(topology_, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    loaded_ = hwloc_topology_load(topology_) == 0;
   }
+  ~Topology() { hwloc_topology_destroy(topology_); }
+  Topology(const Topology&) = delete;
+  Topology& operator=(const Topology&) = delete;
+  hwloc_topology_t get() const { return loaded_ ? topology_ : nullptr; }
+
+ private:
+  hwloc_topology_t topology_{};
+  bool loaded_ = false;
+};
+
+hwloc_topology_t topology() {
+  static const Topology instance;
+  return instance.get();
 }
 
-int count_cpus_in_list(const std::string& list) {  // "0-3,8"
+// The CPUs this process may run on: its binding (taskset) within the allowed set (a cpuset);
+// on a recorded machine, all of them.
+hwloc_bitmap_t allowed_cpuset(hwloc_topology_t t) {
+  hwloc_bitmap_t set = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(t));
+  if (hwloc_topology_is_thissystem(t)) {
+    hwloc_bitmap_t bound = hwloc_bitmap_alloc();
+    if (hwloc_get_cpubind(t, bound, HWLOC_CPUBIND_PROCESS) == 0) hwloc_bitmap_and(set, set, bound);
+    hwloc_bitmap_free(bound);
+  }
+  return set;
+}
+
+int count_within(hwloc_topology_t t, hwloc_obj_type_t type, hwloc_const_bitmap_t cpus) {
   int count = 0;
-  std::stringstream ss(list);
-  std::string part;
-  while (std::getline(ss, part, ',')) {
-    auto dash = part.find('-');
-    if (dash == std::string::npos) {
-      ++count;
-    } else {
-      count += std::stoi(part.substr(dash + 1)) - std::stoi(part.substr(0, dash)) + 1;
-    }
-  }
+  for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_obj_by_type(t, type, o));)
+    if (!cpus || hwloc_bitmap_intersects(o->cpuset, cpus)) ++count;
   return count;
+}
+
+std::string cache_type_name(hwloc_obj_cache_type_e type) {
+  switch (type) {
+    case HWLOC_OBJ_CACHE_DATA:
+      return "Data";
+    case HWLOC_OBJ_CACHE_INSTRUCTION:
+      return "Instruction";
+    default:
+      return "Unified";
+  }
+}
+
+std::vector<CacheLevel> caches_of(hwloc_topology_t t, hwloc_const_bitmap_t cpus) {
+  std::vector<CacheLevel> caches;
+  for (hwloc_obj_type_t type = HWLOC_OBJ_L1CACHE; type <= HWLOC_OBJ_L3ICACHE; type = static_cast<hwloc_obj_type_t>(type + 1)) {
+    if (!hwloc_obj_type_is_cache(type)) continue;
+    const hwloc_obj_t first = hwloc_get_obj_by_type(t, type, 0);
+    if (!first) continue;
+    CacheLevel c;
+    c.level = static_cast<int>(first->attr->cache.depth);
+    c.type = cache_type_name(first->attr->cache.type);
+    c.bytes = static_cast<std::int64_t>(first->attr->cache.size);
+    c.shared_by = hwloc_bitmap_weight(first->cpuset);
+    c.instances = count_within(t, type, cpus);
+    caches.push_back(c);
+  }
+  std::sort(caches.begin(), caches.end(),
+            [](const CacheLevel& a, const CacheLevel& b) { return a.level != b.level ? a.level < b.level : a.type < b.type; });
+  return caches;
+}
+
+// GPUs as PCI devices (class 03xx, display) of NVIDIA or AMD: found without their drivers.
+std::vector<GpuLocation> gpus_of(hwloc_topology_t t) {
+  std::vector<GpuLocation> gpus;
+  for (hwloc_obj_t pci = nullptr; (pci = hwloc_get_next_pcidev(t, pci));) {
+    const auto& a = pci->attr->pcidev;
+    if (a.class_id >> 8 != 0x03 || (a.vendor_id != 0x10de && a.vendor_id != 0x1002)) continue;
+    GpuLocation g;
+    g.pci_bus_id = fmt::format("{:04x}:{:02x}:{:02x}.{:x}", a.domain, a.bus, a.dev, a.func);
+    const hwloc_obj_t near = hwloc_get_non_io_ancestor_obj(t, pci);
+    if (const hwloc_obj_t package = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_PACKAGE, near))
+      g.package = static_cast<int>(package->os_index);
+    else if (near && near->type == HWLOC_OBJ_PACKAGE)
+      g.package = static_cast<int>(near->os_index);
+    if (near && near->nodeset && !hwloc_bitmap_iszero(near->nodeset)) {  // all of them where it hangs from the machine
+      char* list = nullptr;
+      hwloc_bitmap_list_asprintf(&list, near->nodeset);
+      g.numa_nodes = list ? list : "";
+      std::free(list);
+    }
+    gpus.push_back(g);
+  }
+  return gpus;
+}
+
+std::string info_of(hwloc_topology_t t, const char* name) {
+  const hwloc_obj_t package = hwloc_get_obj_by_type(t, HWLOC_OBJ_PACKAGE, 0);
+  const char* value = package ? hwloc_obj_get_info_by_name(package, name) : nullptr;
+  return value ? value : "";
 }
 
 std::int64_t meminfo_bytes(const std::string& key) {
@@ -82,6 +151,8 @@ MemoryLimit tightest_memory_limit(double mem_available, double address_space_lef
 }
 
 MemoryLimit memory_limit() {
+  if (const hwloc_topology_t t = topology(); t && !hwloc_topology_is_thissystem(t))
+    return {static_cast<double>(hwloc_get_root_obj(t)->total_memory), "the recorded machine's memory, all of it free"};
   double address_space_left = -1;
   if (rlimit r{}; getrlimit(RLIMIT_AS, &r) == 0 && r.rlim_cur != RLIM_INFINITY) {
     std::ifstream statm("/proc/self/statm");
@@ -106,6 +177,11 @@ MemoryLimit memory_limit() {
   return tightest_memory_limit(static_cast<double>(memory_available_bytes()), address_space_left, cgroup_left);
 }
 
+bool machine_is_recorded() {
+  const hwloc_topology_t t = topology();
+  return cpu_is_described() || (t && !hwloc_topology_is_thissystem(t));
+}
+
 MachineInfo machine_info() {
   MachineInfo m;
   const CpuFeatures& f = cpu_features();
@@ -113,24 +189,44 @@ MachineInfo machine_info() {
   m.cpu_vendor = f.vendor;
   m.microarchitecture = microarchitecture(f.vendor, f.family, f.model);
   m.isa_flags = f.flags();
-  m.logical_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   m.threads = omp_get_max_threads();
-  m.allowed_cpus = allowed_cpu_count();
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/sys/devices/system/cpu/cpu0/cache", ec)) {
-    if (entry.path().filename().string().rfind("index", 0) != 0) continue;
-    CacheLevel c;
-    c.level = std::atoi(read_line(entry.path() / "level").c_str());
-    c.type = read_line(entry.path() / "type");
-    c.bytes = parse_size(read_line(entry.path() / "size"));
-    c.shared_by = count_cpus_in_list(read_line(entry.path() / "shared_cpu_list"));
-    m.caches.push_back(c);
+  const hwloc_topology_t t = topology();
+  if (!t) {  // hwloc could not read the machine: what the process itself can see
+    m.logical_cpus = m.allowed_cpus = allowed_cpu_count();
+    m.memory_total_bytes = meminfo_bytes("MemTotal");
+    m.memory_available_bytes = meminfo_bytes("MemAvailable");
+    return m;
   }
-  std::sort(m.caches.begin(), m.caches.end(),
-            [](const CacheLevel& a, const CacheLevel& b) { return a.level != b.level ? a.level < b.level : a.type < b.type; });
-  m.memory_total_bytes = meminfo_bytes("MemTotal");
-  m.memory_available_bytes = meminfo_bytes("MemAvailable");
+  if (!hwloc_topology_is_thissystem(t)) {
+    for (const char* variable : {"HWLOC_XMLFILE", "HWLOC_SYNTHETIC"})
+      if (const char* value = std::getenv(variable); value && *value) m.recorded = fmt::format("{}={}", variable, value);
+    if (m.recorded.empty()) m.recorded = "a topology that is not this machine's";
+    if (!cpu_is_described()) {  // the recorded machine's own identity, where its XML has it
+      if (auto brand = info_of(t, "CPUModel"); !brand.empty()) m.cpu_model = brand;
+      if (auto vendor = info_of(t, "CPUVendor"); !vendor.empty()) m.cpu_vendor = vendor;
+      m.microarchitecture = microarchitecture(m.cpu_vendor, std::atoi(info_of(t, "CPUFamilyNumber").c_str()),
+                                              std::atoi(info_of(t, "CPUModelNumber").c_str()));
+    }
+  } else if (cpu_is_described()) {
+    m.recorded = "LADDER_TEST_CPU";
+  }
+  hwloc_bitmap_t cpus = allowed_cpuset(t);
+  m.packages = std::max(1, count_within(t, HWLOC_OBJ_PACKAGE, nullptr));
+  m.numa_nodes = std::max(1, count_within(t, HWLOC_OBJ_NUMANODE, nullptr));
+  m.cores = count_within(t, HWLOC_OBJ_CORE, nullptr);
+  m.logical_cpus = count_within(t, HWLOC_OBJ_PU, nullptr);
+  m.allowed_cpus = hwloc_bitmap_weight(cpus);
+  m.allowed_cores = count_within(t, HWLOC_OBJ_CORE, cpus);
+  m.caches = caches_of(t, cpus);
+  m.gpus = gpus_of(t);
+  hwloc_bitmap_free(cpus);
+  if (m.recorded.empty() || m.recorded == "LADDER_TEST_CPU") {
+    m.memory_total_bytes = meminfo_bytes("MemTotal");
+    m.memory_available_bytes = meminfo_bytes("MemAvailable");
+  } else {  // a recorded machine's memory is what its topology holds, all of it free
+    m.memory_total_bytes = m.memory_available_bytes = static_cast<std::int64_t>(hwloc_get_root_obj(t)->total_memory);
+    m.threads = m.allowed_cpus;  // OpenMP's default there: a thread a logical CPU
+  }
   utsname u{};
   if (uname(&u) == 0) m.os = fmt::format("{} {} {}", u.sysname, u.release, u.machine);
   return m;
@@ -177,8 +273,42 @@ std::vector<std::pair<std::string, std::string>> build_context() {
 }
 
 double cache_line_bytes() {
-  const long line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
-  return line > 0 ? static_cast<double>(line) : 64.0;
+  const hwloc_topology_t t = topology();
+  const hwloc_obj_t l1 = t ? hwloc_get_obj_by_type(t, HWLOC_OBJ_L1CACHE, 0) : nullptr;
+  return l1 && l1->attr->cache.linesize > 0 ? static_cast<double>(l1->attr->cache.linesize) : 64.0;
+}
+
+std::int64_t last_level_cache_bytes(const MachineInfo& machine) {
+  const CacheLevel* last = nullptr;
+  for (const auto& c : machine.caches)
+    if (c.type != "Instruction" && (!last || c.level > last->level)) last = &c;
+  return last ? last->bytes * std::max(1, last->instances) : std::int64_t{64} << 20;
+}
+
+std::string topology_xml() {
+  const hwloc_topology_t t = topology();
+  char* buffer = nullptr;
+  int length = 0;
+  if (!t || hwloc_topology_export_xmlbuffer(t, &buffer, &length, 0) != 0) return "";
+  std::string xml(buffer, static_cast<std::size_t>(std::max(0, length - 1)));
+  hwloc_free_xmlbuffer(t, buffer);
+  return xml;
+}
+
+std::string hwloc_version() { return HWLOC_VERSION; }
+
+double max_clock_mhz() {
+  const hwloc_topology_t t = topology();
+  double most = 0;
+  const int kinds = t ? hwloc_cpukinds_get_nr(t, 0) : 0;
+  for (int k = 0; k < kinds; ++k) {
+    unsigned count = 0;
+    hwloc_info_s* infos = nullptr;
+    if (hwloc_cpukinds_get_info(t, static_cast<unsigned>(k), nullptr, nullptr, &count, &infos, 0) != 0) continue;
+    for (unsigned i = 0; i < count; ++i)
+      if (std::string(infos[i].name) == "FrequencyMaxMHz") most = std::max(most, std::atof(infos[i].value));
+  }
+  return most;
 }
 
 }  // namespace ladder

@@ -12,20 +12,47 @@ struct CacheLevel {
   std::string type;  // Data, Instruction, Unified
   std::int64_t bytes = 0;
   int shared_by = 1;  // logical CPUs sharing one instance
+  int instances = 1;  // instances serving the CPUs this process may run on
 };
 
+// Where a GPU sits: its PCI address and the package and NUMA nodes nearest it (the CPU memory a
+// copy to it crosses least).
+struct GpuLocation {
+  std::string pci_bus_id;  // "0000:17:00.0"
+  int package = -1;        // -1: not attached below one package
+  std::string numa_nodes;  // "0", "0-1"; empty where the topology does not say
+};
+
+// The machine as hwloc describes it (sockets, NUMA nodes, cores, caches, GPUs on PCI), with the
+// CPU's identity and ISA from cpuid. HWLOC_XMLFILE or HWLOC_SYNTHETIC (hwloc's own variables) and
+// LADDER_TEST_CPU (cpu_features.hpp) make it describe a recorded machine instead: `recorded` is
+// then set, and only --list and --plan run.
 struct MachineInfo {
   std::string cpu_model, cpu_vendor, isa_flags;
   std::string microarchitecture;  // from cpuid: "zen4"; empty where we do not know the core
+  int packages = 0, numa_nodes = 0, cores = 0;
   int logical_cpus = 0;
-  int allowed_cpus = 0;  // those this process may run on (its affinity: taskset, a cpuset); 0 unknown
-  int threads = 0;       // what the all-core rungs use (OpenMP's max threads)
+  int allowed_cpus = 0;   // those this process may run on (its affinity: taskset, a cpuset); 0 unknown
+  int allowed_cores = 0;  // the cores those CPUs belong to
+  int threads = 0;        // what the all-core rungs use (OpenMP's max threads)
   std::vector<CacheLevel> caches;
+  std::vector<GpuLocation> gpus;
   std::int64_t memory_total_bytes = 0, memory_available_bytes = 0;
   std::string os;
+  std::string recorded;  // empty: this machine; else what describes another ("HWLOC_XMLFILE=x.xml")
 };
 
 MachineInfo machine_info();
+// Whether the machine described is a recorded one (MachineInfo::recorded), cheaply: a rung's
+// availability is then judged by its own check alone, without a real call here.
+bool machine_is_recorded();
+
+// hwloc's XML of the machine's topology, to keep beside a results file.
+std::string topology_xml();
+std::string hwloc_version();
+// The cores' highest clock as the OS states it (hwloc's FrequencyMaxMHz, from cpufreq); 0 where
+// it does not (most VMs).
+double max_clock_mhz();
 
 // A stable, filesystem-safe name for this machine's results folder: the brand string's words
 // and the logical CPU count ("amd-epyc-9965-192-core-384c"); where the brand names no model
@@ -33,6 +60,11 @@ MachineInfo machine_info();
 // one folder ("amd-epyc-zen4-2c"). A run restricted to fewer CPUs than the machine has is filed
 // apart ("amd-epyc-zen4-2c-on-1"): it measured a smaller machine.
 std::string machine_id(const MachineInfo& info);
+
+// The bytes of the last-level cache serving the CPUs this process may run on: one instance's
+// size times the instances (a 2-socket EPYC 9965 running on every core has 24 x 32 MiB);
+// 64 MiB where no cache is described.
+std::int64_t last_level_cache_bytes(const MachineInfo& machine);
 
 // Bytes of memory available now (MemAvailable), for refusing sizes that cannot fit.
 std::int64_t memory_available_bytes();

@@ -318,6 +318,7 @@ BenchmarkCase gemm_case(const GemmCase& g, const Ceilings* ceilings) {
   c.memory_bytes = gemm_case_bytes(g.n);
   c.shared_memory_key = fmt::format("gemm inputs n={}", g.n);
   c.shared_memory_bytes = gemm_inputs_bytes(g.n);
+  c.rung = g.rung->name;
   c.body = [g, ceilings](benchmark::State& state) { run_gemm_case(state, g, ceilings); };
   return c;
 }

@@ -322,6 +322,7 @@ BenchmarkCase model_case(std::string name, const model::Backend& b, const model:
   } else {
     bc.memory_bytes = footprint;
   }
+  bc.rung = b.name;
   bc.body = [b, c, ceilings](benchmark::State& state) { time_passes(state, b, c, ceilings); };
   return bc;
 }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "core/machine.hpp"
 #include "model_suite.hpp"
 
 namespace ladder {
@@ -128,7 +129,8 @@ void ModelSweep::trim(std::vector<BenchmarkCase>& cases, const SuiteRequest& req
     int cut = 0;
     double predicted = 0, calibrated_seconds = 0, calibrated_flops = 0;
     for (int side : sides) {
-      if (!std::isfinite(sweep.budget)) break;
+      // A recorded machine's passes cannot be timed here: every side that fits is planned.
+      if (!std::isfinite(sweep.budget) || machine_is_recorded()) break;
       const Config c = sweep_config(sweep, side);
       if (calibrated_flops > 0 && (predicted = calibrated_seconds * pass_flops(c) / calibrated_flops) > sweep.budget) {
         cut = side;

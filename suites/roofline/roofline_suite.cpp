@@ -144,7 +144,7 @@ std::vector<Sweep> sweeps(int all) {
 
 std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request) {
   const MachineInfo& machine = *request.machine;
-  const std::int64_t array_bytes = large_array_bytes(request, cache::last_level_cache_bytes(machine), 2);
+  const std::int64_t array_bytes = large_array_bytes(request, last_level_cache_bytes(machine), 2);
   const bool smoke = request.profile == "smoke";
   std::vector<BenchmarkCase> cases;
   for (const Sweep& sweep : sweeps(machine.threads)) {

@@ -72,7 +72,7 @@ void run_stream_case(benchmark::State& state, stream::Kernel kernel, bool nontem
 }  // namespace
 
 std::vector<BenchmarkCase> stream_cases(const SuiteRequest& request) {
-  const std::int64_t array_bytes = large_array_bytes(request, cache::last_level_cache_bytes(*request.machine));
+  const std::int64_t array_bytes = large_array_bytes(request, last_level_cache_bytes(*request.machine));
   const bool nontemporal_ok = isa_unavailable_reason(Isa::avx2).empty();
   std::vector<BenchmarkCase> cases;
   for (bool nontemporal : {false, true}) {

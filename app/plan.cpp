@@ -1,0 +1,188 @@
+#include "plan.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include "progress.hpp"
+#include "roofs/read_bandwidth.hpp"
+
+namespace ladder {
+namespace {
+
+std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / (1 << 30)); }
+
+std::string mib(double bytes) {
+  return bytes >= (1 << 30) ? fmt::format("{:.1f} GiB", bytes / (1 << 30)) : fmt::format("{:.0f} MiB", bytes / (1 << 20));
+}
+
+std::string short_duration(double seconds) { return seconds < 10 ? fmt::format("{:.1f} s", seconds) : format_duration(seconds); }
+
+// The suite of a case name: "gemm/avx2/f32/n:1024" -> "gemm".
+std::string suite_of(const std::string& name) { return name.substr(0, name.find('/')); }
+
+std::string placement() {
+  const char* bind = std::getenv("OMP_PROC_BIND");
+  const char* places = std::getenv("OMP_PLACES");
+  if (bind && *bind && std::string(bind) != "false")
+    return fmt::format("OMP_PROC_BIND={}{}", bind, places && *places ? fmt::format(", OMP_PLACES={}", places) : "");
+  return "not pinned: the OS places them (OMP_PROC_BIND unset)";
+}
+
+}  // namespace
+
+double prior_case_seconds(int repetitions, double min_time_seconds) { return repetitions * min_time_seconds * 1.3 + 0.2; }
+
+std::vector<std::pair<std::string, double>> measured_case_seconds(const std::string& results_path) {
+  std::ifstream in(results_path);
+  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  std::vector<std::pair<std::string, double>> out;
+  if (doc.is_discarded() || !doc.contains("benchmarks")) return out;
+  std::map<std::string, double> seconds;
+  for (const auto& b : doc["benchmarks"]) {
+    if (b.value("run_type", "") != "iteration" || !b.contains(kCaseWallCounter) || !b[kCaseWallCounter].is_number()) continue;
+    std::string name = b.value("run_name", b.value("name", ""));
+    for (const std::string suffix : {"/real_time", "/manual_time"})
+      if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+        name.erase(name.size() - suffix.size());
+    double& most = seconds[name];
+    most = std::max(most, b[kCaseWallCounter].get<double>());
+  }
+  out.assign(seconds.begin(), seconds.end());
+  return out;
+}
+
+double estimated_ceilings_seconds(const MachineInfo& machine, double dram_bytes_per_second, bool smoke) {
+  const double bandwidth = std::max(dram_bytes_per_second, 1e9);
+  const double threads = std::max(1, machine.threads);
+  auto sizes = cache::sweep_sizes(machine);
+  if (smoke) std::erase_if(sizes, [](std::int64_t b) { return b > (1 << 20); });
+  double seconds = 0;
+  for (const double curve_threads : {1.0, threads}) {
+    if (sizes.empty()) break;
+    seconds += static_cast<double>(sizes.back()) * curve_threads / bandwidth;  // the buffer's first touch
+    for (const std::int64_t size : sizes)  // a warming pass and five trials, each at least 16 MiB a thread
+      seconds += 6 * std::max(double{1 << 24}, static_cast<double>(size)) * curve_threads / bandwidth;
+  }
+  const double triad_bytes = smoke ? double{1 << 20} : 4.0 * static_cast<double>(last_level_cache_bytes(machine));
+  seconds += 2 * (3 + 4 * 3) * triad_bytes / bandwidth;  // two triads: three arrays written, four passes of three
+  seconds += 4 * 6 * 0.02 * 1.5;                         // four overhead probes: growing batches, then five trials
+  seconds += 10 * 6 * (smoke ? 0.002 : 0.02);            // the peak probes, one core and all
+  return seconds;
+}
+
+Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
+  Plan plan;
+  std::map<std::string, double> measured;
+  if (request.history_path)
+    for (const auto& [name, seconds] : measured_case_seconds(*request.history_path)) measured[name] = seconds;
+  const double prior = prior_case_seconds(request.repetitions, request.min_time_seconds);
+  double cases_seconds = 0;
+  int from_history = 0;
+  std::map<std::string, int> per_suite;
+  int from_checks = 0;
+  for (const auto& c : request.cases) {
+    // A case not measured before: the prior, and what its rung's check took here (for a Python
+    // rung mostly its interpreter's start, which each case pays again). A call's own time is not
+    // scaled up from the check's n = 64: there fixed costs dominate the fast rungs' calls, and
+    // the slow rungs outgrow the caches, so that the scaling errs both ways, by 10x.
+    const double check = c.rung.empty() ? 0 : rung_check_seconds(c.rung);
+    double seconds = prior + check;
+    if (const auto it = measured.find(c.name); it != measured.end()) {
+      seconds = it->second;  // the whole case in the earlier run, its verification included
+      ++from_history;
+    } else if (check > 0) {
+      ++from_checks;
+    }
+    plan.case_seconds[c.name] = seconds;  // the first round's
+    seconds *= 1 + request.extra_rounds_share;
+    cases_seconds += seconds;
+    ++per_suite[suite_of(c.name)];
+    plan.case_lines.push_back(
+        fmt::format("  {:<44} {:>9} {:>9}", c.name, c.memory_bytes > 0 ? mib(c.memory_bytes) : "-", short_duration(seconds)));
+  }
+
+  // The ceilings: as long as they took in the earlier run, else from their probes' sizes at the
+  // earlier run's triad bandwidth, else at a floor.
+  double dram = 0, ceilings_seconds = 0;
+  std::string ceilings_source;
+  if (request.history_path) {
+    std::ifstream in(*request.history_path);
+    const auto doc = nlohmann::json::parse(in, nullptr, false);
+    if (!doc.is_discarded() && doc.contains("context")) {
+      ceilings_seconds = std::atof(doc["context"].value("ceilings_seconds", "0").c_str());
+      dram = std::atof(doc["context"].value("bandwidth_stream_triad_bytes_per_second", "0").c_str());
+    }
+    if (ceilings_seconds > 0)
+      ceilings_source = "as the last run here took";
+    else if (dram > 0)
+      ceilings_source = fmt::format("their probes' sizes at the last run's triad, {:.1f} GB/s", dram / 1e9);
+  }
+  if (ceilings_seconds <= 0) {
+    if (dram <= 0) {
+      // A server's DRAM gives each of its cores 2-5 GB/s when all stream at once; 2 is the floor
+      // taken here, so that the estimate errs long.
+      dram = 2e9 * std::max(1, machine.threads);
+      ceilings_source = fmt::format("their probes' sizes at an assumed 2 GB/s a thread, {:.0f} GB/s", dram / 1e9);
+    }
+    ceilings_seconds = estimated_ceilings_seconds(machine, dram, request.profile == "smoke");
+  }
+  plan.seconds = request.setup_seconds + ceilings_seconds + cases_seconds;
+
+  std::string suites;
+  for (const auto& [suite, count] : per_suite) suites += fmt::format("{}{} {}", suites.empty() ? "" : ", ", suite, count);
+  const double held = run_memory_bytes(request.cases);
+  const std::int64_t llc = last_level_cache_bytes(machine);
+  int llc_instances = 1;
+  std::int64_t llc_one = llc;
+  for (const auto& c : machine.caches)
+    if (c.type != "Instruction") llc_instances = std::max(1, c.instances), llc_one = c.bytes;
+
+  plan.lines.push_back(fmt::format("machine: {}{}", machine.cpu_model,
+                                   machine.recorded.empty() ? "" : fmt::format(" (recorded: {})", machine.recorded)));
+  plan.lines.push_back(fmt::format("topology: {} package{}, {} NUMA node{}, {} cores, {} logical CPUs ({} allowed), {} of memory",
+                                   machine.packages, machine.packages == 1 ? "" : "s", machine.numa_nodes,
+                                   machine.numa_nodes == 1 ? "" : "s", machine.cores, machine.logical_cpus, machine.allowed_cpus,
+                                   gib(static_cast<double>(machine.memory_total_bytes))));
+  plan.lines.push_back(fmt::format("last-level cache of the CPUs that run: {} ({} x {})", mib(static_cast<double>(llc)),
+                                   llc_instances, mib(static_cast<double>(llc_one))));
+  if (!machine.gpus.empty()) {
+    std::string gpus;
+    for (const auto& g : machine.gpus)
+      gpus += fmt::format("{}{} (package {}, NUMA node {})", gpus.empty() ? "" : "; ", g.pci_bus_id,
+                          g.package < 0 ? "?" : std::to_string(g.package), g.numa_nodes.empty() ? "?" : g.numa_nodes);
+    plan.lines.push_back(fmt::format("GPUs on PCI: {}", gpus));
+  }
+  plan.lines.push_back(
+      fmt::format("threads: {} on {} cores; placement: {}", machine.threads, machine.allowed_cores, placement()));
+  if (!request.array_notes.empty()) {
+    for (const auto& note : request.array_notes) plan.lines.push_back("large arrays capped: " + note);
+  } else if (!request.array_sizes.empty()) {
+    std::string sizes;
+    for (const std::int64_t bytes : request.array_sizes) sizes += (sizes.empty() ? "" : ", ") + mib(static_cast<double>(bytes));
+    plan.lines.push_back(fmt::format("large arrays: {} each (4 x the last-level cache)", sizes));
+  }
+  plan.lines.push_back(fmt::format("memory held at once: {} of {} usable ({})", gib(held), gib(request.memory_usable_bytes),
+                                   request.memory_source));
+  plan.lines.push_back(fmt::format("cases: {} ({})", request.cases.size(), suites));
+  plan.lines.push_back(fmt::format(
+      "estimate: {} = finding the rungs {} (as this plan took) + ceilings {} ({}) + cases {} ({} as the last run here took{}, "
+      "{} at {} each: {} repetition{} of {:.2g} s{}, {} of them also their rung's check as it took here)",
+      format_duration(plan.seconds), format_duration(request.setup_seconds), format_duration(ceilings_seconds), ceilings_source,
+      format_duration(cases_seconds), from_history, request.history_path ? " (" + *request.history_path + ")" : "",
+      static_cast<int>(request.cases.size()) - from_history, short_duration(prior), request.repetitions,
+      request.repetitions == 1 ? "" : "s", request.min_time_seconds,
+      request.extra_rounds_share > 0
+          ? fmt::format(", and adaptive rounds of up to {:.0f}% more", 100 * request.extra_rounds_share)
+          : "",
+      from_checks));
+  plan.summary = fmt::format("plan: the {} profile here: {} cases, {} held at once, {} threads, about {}", request.profile,
+                             request.cases.size(), gib(held), machine.threads, format_duration(plan.seconds));
+  return plan;
+}
+
+}  // namespace ladder

@@ -1,0 +1,51 @@
+// What a run would do on this machine, without doing it (--plan): its cases, the memory it
+// holds at once, its threads and where they run, and an estimate of its wall time.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/machine.hpp"
+#include "suite.hpp"
+
+namespace ladder {
+
+// What one case costs before any is measured: its repetitions at the minimum time (Google
+// Benchmark's sizing runs included), plus its verification.
+double prior_case_seconds(int repetitions, double min_time_seconds);
+
+// Each case's wall time in an earlier run of the same profile, from its results file: the sum
+// over its repetitions of iterations x time an iteration; empty where the file cannot be read.
+std::vector<std::pair<std::string, double>> measured_case_seconds(const std::string& results_path);
+
+// The ceilings' probes (read sweeps on one core and on all, triad, peaks, overheads), estimated
+// from their sizes at `dram_bytes_per_second` (every size taken at that floor, so too long
+// rather than too short).
+double estimated_ceilings_seconds(const MachineInfo& machine, double dram_bytes_per_second, bool smoke);
+
+struct PlanRequest {
+  std::string profile;
+  std::vector<BenchmarkCase> cases;
+  double memory_usable_bytes = 0;
+  std::string memory_source;
+  int repetitions = 1;
+  double min_time_seconds = 0.5;
+  double extra_rounds_share = 0;            // adaptive rounds: up to this share of the first round
+  std::optional<std::string> history_path;  // an earlier run of this profile here
+  std::vector<std::string> array_notes;     // why the large arrays are smaller than 4 x the cache
+  std::vector<std::int64_t> array_sizes;    // the large arrays' sizes the suites chose
+  double setup_seconds = 0;                 // finding the rungs and the cases, as the plan itself did
+};
+
+struct Plan {
+  std::vector<std::string> case_lines;         // one a case: name, memory, estimated seconds
+  std::map<std::string, double> case_seconds;  // each case's estimate, by name
+  std::vector<std::string> lines;              // the machine, threads, arrays, memory, the estimate
+  std::string summary;                         // one line: cases, memory, threads, time
+  double seconds = 0;
+};
+
+Plan make_plan(const MachineInfo& machine, const PlanRequest& request);
+
+}  // namespace ladder
