@@ -156,6 +156,7 @@ int run(int argc, char** argv) {
   }
   if (auto error = max_isa_error(); !error.empty()) usage_error(error);
   if (auto error = cpu_description_error(); !error.empty()) usage_error(error);
+  if (const Placement placed = place_threads({opt.cores, opt.numa, opt.smt}); !placed.error.empty()) usage_error(placed.error);
   const MachineInfo machine = machine_info();
   // A recorded machine is planned, never measured: the figures would be this machine's.
   if (!machine.recorded.empty() && !opt.list && !opt.plan && !opt.print_machine_id)
@@ -243,9 +244,9 @@ int run(int argc, char** argv) {
   }
   start_gpu_telemetry();
   const CpuSample before = sample_cpu();
+  if (!opt.list_tests) console.say(stderr, fmt::format("ladderbench: {}\n", plan.summary));
   console.say(stderr, fmt::format("ladderbench: {}, {} threads, {} cases; measuring the machine's ceilings ...\n",
                                   machine.cpu_model, machine.threads, cases.size()));
-  if (!opt.list_tests) console.say(stderr, fmt::format("ladderbench: {}\n", plan.summary));
   for (const auto& note : setup_notes()) console.say(stderr, fmt::format("ladderbench: note: {}\n", note));
   if (results)
     for (const auto& stale : results->stale_files())

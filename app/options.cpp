@@ -51,6 +51,11 @@ const char* const kHelpOptions = R"(                    With a GPU, stream, roof
   --device all      the command once per GPU, in turn: every case with device 0, the GPU cases
                     alone with the others; each device's results in its own file (out.gpuN.json)
   --list            list every rung with "available" or "unavailable: <reason>", then exit
+  --cores N         run on the first N cores only (hwloc's order: one socket's cores, then the
+                    next's); the results are filed as a smaller machine (<id>-on-N)
+  --numa NODE       run on NUMA node NODE's cores, with the memory bound to that node
+  --smt             a thread on each hardware thread (default: one thread a core, each bound
+                    to its core; OMP_NUM_THREADS and OMP_PROC_BIND, where set, are kept as given)
   --plan            print what the run would do here without measuring anything: its cases,
                     the memory held at once, the threads and their placement, the machine as
                     hwloc sees it, and an estimate of the wall time (from --benchmark_out's
@@ -202,6 +207,15 @@ Options parse_options(int argc, char** argv) {
       o.plan = true;
     } else if (name == "--machine-id") {
       o.print_machine_id = true;
+    } else if (name == "--cores" || name == "--numa") {
+      const std::string value = take_value();
+      static const std::regex number("[0-9]{1,6}");
+      if (!std::regex_match(value, number) || (name == "--cores" && std::stoi(value) < 1))
+        usage_error(fmt::format("{} '{}' is not a {}", name, value,
+                                name == "--cores" ? "positive number of cores" : "NUMA node number (0, 1, ...)"));
+      (name == "--cores" ? o.cores : o.numa) = std::stoi(value);
+    } else if (name == "--smt") {
+      o.smt = true;
     } else if (name == "--no-cap") {
       o.uncapped = true;
     } else if (name == "--no-color") {

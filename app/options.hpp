@@ -26,6 +26,9 @@ struct Options {
   bool adaptive = false;                  // --adaptive, or the full and ladder profiles' default (see main)
   std::optional<double> adaptive_cv;      // --adaptive-cv: the coefficient of variation to reach
   std::optional<double> adaptive_budget;  // --adaptive-budget: the extra rounds' share of the first round's time
+  int cores = 0;                          // --cores N: the first N cores only
+  int numa = -1;                          // --numa NODE: that NUMA node's cores and memory only
+  bool smt = false;                       // --smt: a thread a hardware thread, not a core
   bool list = false;
   bool plan = false;  // --plan: what the run would do, without doing it
   bool print_machine_id = false;

@@ -25,14 +25,6 @@ std::string short_duration(double seconds) { return seconds < 10 ? fmt::format("
 // The suite of a case name: "gemm/avx2/f32/n:1024" -> "gemm".
 std::string suite_of(const std::string& name) { return name.substr(0, name.find('/')); }
 
-std::string placement() {
-  const char* bind = std::getenv("OMP_PROC_BIND");
-  const char* places = std::getenv("OMP_PLACES");
-  if (bind && *bind && std::string(bind) != "false")
-    return fmt::format("OMP_PROC_BIND={}{}", bind, places && *places ? fmt::format(", OMP_PLACES={}", places) : "");
-  return "not pinned: the OS places them (OMP_PROC_BIND unset)";
-}
-
 }  // namespace
 
 double prior_case_seconds(int repetitions, double min_time_seconds) { return repetitions * min_time_seconds * 1.3 + 0.2; }
@@ -158,7 +150,7 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
     plan.lines.push_back(fmt::format("GPUs on PCI: {}", gpus));
   }
   plan.lines.push_back(
-      fmt::format("threads: {} on {} cores; placement: {}", machine.threads, machine.allowed_cores, placement()));
+      fmt::format("threads: {} on {} cores; placement: {}", machine.threads, machine.allowed_cores, machine.placement));
   if (!request.array_notes.empty()) {
     for (const auto& note : request.array_notes) plan.lines.push_back("large arrays capped: " + note);
   } else if (!request.array_sizes.empty()) {

@@ -95,6 +95,7 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
   AddCustomContext("cpu_logical_cores", std::to_string(m.logical_cpus));
   AddCustomContext("cpu_allowed", fmt::format("{} logical cpus on {} cores", m.allowed_cpus, m.allowed_cores));
   AddCustomContext("threads", std::to_string(m.threads));
+  AddCustomContext("thread_placement", m.placement);
   for (const auto& c : m.caches)
     AddCustomContext(fmt::format("cache_l{}_{}", c.level,
                                  c.type == "Unified" ? "unified"

@@ -14,11 +14,12 @@ scripts/build.sh release ladderbench
 echo "run: built ladderbench in $((SECONDS - build_start)) s"
 
 exe=build/release/ladderbench
-machine="$("$exe" --machine-id)"
+machine="$("$exe" --machine-id "$@")"  # --cores N, --numa NODE: a smaller machine's folder
 sha="$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
 if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then sha="$sha-dirty"; fi
 mkdir -p "results/$machine"
 out="results/$machine/$(date -u +%Y-%m-%dT%H%M%SZ)-$sha.json"
 
-echo "run: $("$exe" --list | grep -c '^gemm/.* available$' || true) rungs available on $machine; results -> $out"
+# The run's first lines are its plan: cases, memory, threads and the time it should take.
+echo "run: results -> $out"
 "$exe" --profile "${LADDER_PROFILE:-full}" --benchmark_out="$out" --benchmark_out_format=json "$@"

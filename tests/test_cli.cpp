@@ -297,6 +297,19 @@ TEST(Cli, ARecordedMachineIsPlannedNeverMeasured) {
   expect_usage_error("--plan", "LADDER_TEST_CPU=/nonexistent: cannot read it", "LADDER_TEST_CPU=/nonexistent");
 }
 
+TEST(Cli, APlacementThisMachineCannotMeetIsOneLine) {
+  expect_usage_error("--cores 0", "--cores '0' is not a positive number of cores");
+  expect_usage_error("--cores 99999 --plan", "--cores 99999: this process may use ");
+  expect_usage_error("--numa 4096 --plan", "--numa 4096: no such NUMA node among those this process may use");
+  const Result one = run_ladderbench("--cores 1 --plan --suite stream --profile quick");
+  EXPECT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_NE(one.output.find("\nthreads: 1 on 1 cores; placement: 1 threads on 1 core of 1 package"), std::string::npos)
+      << one.output;
+  // One core of several measures a smaller machine: filed apart.
+  const std::string id = run_ladderbench("--machine-id").output, one_core = run_ladderbench("--cores 1 --machine-id").output;
+  if (id.find("-1c\n") == std::string::npos) EXPECT_NE(one_core.find("-on-1\n"), std::string::npos) << one_core;
+}
+
 TEST(Cli, ListShowsEveryRungWithItsStatus) {
   Result r = run_ladderbench("--list");
   EXPECT_EQ(r.exit_code, 0);

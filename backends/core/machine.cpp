@@ -177,6 +177,139 @@ MemoryLimit memory_limit() {
   return tightest_memory_limit(static_cast<double>(memory_available_bytes()), address_space_left, cgroup_left);
 }
 
+namespace {
+int g_first_package_cores = 0;
+Placement g_placement;  // place_threads's, for machine_info
+
+std::string list_of(hwloc_const_bitmap_t set) {
+  char* text = nullptr;
+  hwloc_bitmap_list_asprintf(&text, set);
+  std::string list = text ? text : "";
+  std::free(text);
+  return list;
+}
+}  // namespace
+
+int first_package_cores() { return g_first_package_cores; }
+
+Placement place_threads(const PlacementRequest& request) {
+  Placement p;
+  const hwloc_topology_t t = topology();
+  if (!t) {
+    p.threads = omp_get_max_threads();
+    p.description = "as OpenMP chose (hwloc could not read the machine)";
+    return p;
+  }
+  hwloc_bitmap_t cpus = allowed_cpuset(t);
+  if (request.numa >= 0) {
+    const hwloc_obj_t node = hwloc_get_numanode_obj_by_os_index(t, static_cast<unsigned>(request.numa));
+    if (!node || !hwloc_bitmap_intersects(node->cpuset, cpus)) {
+      p.error =
+          fmt::format("--numa {}: no such NUMA node among those this process may use ({} node{})", request.numa,
+                      count_within(t, HWLOC_OBJ_NUMANODE, nullptr), count_within(t, HWLOC_OBJ_NUMANODE, nullptr) == 1 ? "" : "s");
+      hwloc_bitmap_free(cpus);
+      return p;
+    }
+    hwloc_bitmap_and(cpus, cpus, node->cpuset);
+  }
+  // The cores, in hwloc's order, with the allowed CPUs of each.
+  std::vector<hwloc_bitmap_t> cores;
+  for (hwloc_obj_t core = nullptr; (core = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_CORE, core));) {
+    if (!hwloc_bitmap_intersects(core->cpuset, cpus)) continue;
+    hwloc_bitmap_t set = hwloc_bitmap_dup(core->cpuset);
+    hwloc_bitmap_and(set, set, cpus);
+    cores.push_back(set);
+  }
+  if (request.cores > 0) {
+    if (request.cores > static_cast<int>(cores.size())) {
+      p.error =
+          fmt::format("--cores {}: this process may use {} core{}", request.cores, cores.size(), cores.size() == 1 ? "" : "s");
+      for (auto* set : cores) hwloc_bitmap_free(set);
+      hwloc_bitmap_free(cpus);
+      return p;
+    }
+    for (std::size_t i = static_cast<std::size_t>(request.cores); i < cores.size(); ++i) hwloc_bitmap_free(cores[i]);
+    cores.resize(static_cast<std::size_t>(request.cores));
+  }
+  hwloc_bitmap_zero(cpus);
+  for (auto* set : cores) hwloc_bitmap_or(cpus, cpus, set);
+  const bool here = hwloc_topology_is_thissystem(t);
+  const bool restricted = request.cores > 0 || request.numa >= 0;
+  if (here && restricted) {
+    hwloc_set_cpubind(t, cpus, HWLOC_CPUBIND_PROCESS);
+    if (request.numa >= 0)
+      hwloc_set_membind(t, hwloc_get_numanode_obj_by_os_index(t, static_cast<unsigned>(request.numa))->nodeset,
+                        HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_PROCESS | HWLOC_MEMBIND_BYNODESET);
+  }
+
+  // One thread a core, or one a hardware thread.
+  std::vector<hwloc_bitmap_t> places;
+  if (request.smt) {
+    for (auto* core : cores)
+      for (int pu = hwloc_bitmap_first(core); pu >= 0; pu = hwloc_bitmap_next(core, pu)) {
+        hwloc_bitmap_t one = hwloc_bitmap_alloc();
+        hwloc_bitmap_only(one, static_cast<unsigned>(pu));
+        places.push_back(one);
+      }
+  } else {
+    for (auto* core : cores) places.push_back(hwloc_bitmap_dup(core));
+  }
+  const char* user_threads = std::getenv("OMP_NUM_THREADS");
+  const char* user_bind = std::getenv("OMP_PROC_BIND");
+  const bool users_threads = user_threads && *user_threads, users_binding = user_bind && *user_bind;
+  if (!here) {
+    p.threads = users_threads ? std::max(1, std::atoi(user_threads)) : static_cast<int>(places.size());
+  } else {
+    if (!users_threads) omp_set_num_threads(std::max<int>(1, static_cast<int>(places.size())));
+    p.threads = omp_get_max_threads();
+  }
+  const int packages_used = [&] {
+    int n = 0;
+    for (hwloc_obj_t pkg = nullptr; (pkg = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_PACKAGE, pkg));)
+      n += hwloc_bitmap_intersects(pkg->cpuset, cpus) ? 1 : 0;
+    return std::max(1, n);
+  }();
+  const std::string where = fmt::format("{} core{} of {} package{} (CPUs {})", cores.size(), cores.size() == 1 ? "" : "s",
+                                        packages_used, packages_used == 1 ? "" : "s", list_of(cpus));
+  if (users_binding) {
+    p.description = fmt::format("{} threads on {}; placed by OMP_PROC_BIND={} (yours)", p.threads, where, user_bind);
+  } else if (here && p.threads > static_cast<int>(places.size())) {
+    // More threads than places (OMP_NUM_THREADS): they share the cores as the OS sees fit; far
+    // more are refused before anything runs (main.cpp), never started here.
+    p.description = fmt::format("{} threads (OMP_NUM_THREADS) on {}: more than its {} {}s, so not bound", p.threads, where,
+                                places.size(), request.smt ? "hardware thread" : "core");
+  } else if (!here) {
+    p.description = fmt::format("{} threads on {}, each bound to its own {} (planned: a recorded machine)", p.threads, where,
+                                request.smt ? "hardware thread" : "core");
+  } else {
+    // Thread i to place i: the pages each thread first touches then stay on its socket. The main
+    // thread (thread 0) is left unbound, with place 0 free for it: what it starts (a Python rung's
+    // interpreter, a library's own threads) inherits the process's CPUs, not one core.
+#pragma omp parallel
+    {
+      const int i = omp_get_thread_num();
+      if (i > 0) hwloc_set_cpubind(t, places[static_cast<std::size_t>(i)], HWLOC_CPUBIND_THREAD);
+    }
+    p.description = fmt::format(
+        "{} threads on {}, each but the main thread bound to its own {} (the main thread "
+        "unbound, its {} left free for it){}",
+        p.threads, where, request.smt ? "hardware thread" : "core", request.smt ? "place" : "core",
+        p.threads > static_cast<int>(places.size()) ? "; more threads than places: they share" : "");
+  }
+  // The first package's cores among those bound: the one-socket STREAM's threads.
+  if (!users_binding && packages_used > 1) {
+    const hwloc_obj_t first = hwloc_get_next_obj_covering_cpuset_by_type(t, cores.front(), HWLOC_OBJ_PACKAGE, nullptr);
+    int n = 0;
+    for (auto* place : places) n += first && hwloc_bitmap_isincluded(place, first->cpuset) ? 1 : 0;
+    g_first_package_cores = n;
+  }
+  for (auto* set : places) hwloc_bitmap_free(set);
+  for (auto* set : cores) hwloc_bitmap_free(set);
+  hwloc_bitmap_free(cpus);
+  g_placement = p;
+  return p;
+}
+
 bool machine_is_recorded() {
   const hwloc_topology_t t = topology();
   return cpu_is_described() || (t && !hwloc_topology_is_thissystem(t));
@@ -189,7 +322,8 @@ MachineInfo machine_info() {
   m.cpu_vendor = f.vendor;
   m.microarchitecture = microarchitecture(f.vendor, f.family, f.model);
   m.isa_flags = f.flags();
-  m.threads = omp_get_max_threads();
+  m.threads = g_placement.threads > 0 ? g_placement.threads : omp_get_max_threads();
+  m.placement = g_placement.description.empty() ? "not placed: the OS places OpenMP's threads" : g_placement.description;
   const hwloc_topology_t t = topology();
   if (!t) {  // hwloc could not read the machine: what the process itself can see
     m.logical_cpus = m.allowed_cpus = allowed_cpu_count();
@@ -225,7 +359,6 @@ MachineInfo machine_info() {
     m.memory_available_bytes = meminfo_bytes("MemAvailable");
   } else {  // a recorded machine's memory is what its topology holds, all of it free
     m.memory_total_bytes = m.memory_available_bytes = static_cast<std::int64_t>(hwloc_get_root_obj(t)->total_memory);
-    m.threads = m.allowed_cpus;  // OpenMP's default there: a thread a logical CPU
   }
   utsname u{};
   if (uname(&u) == 0) m.os = fmt::format("{} {} {}", u.sysname, u.release, u.machine);

@@ -35,6 +35,7 @@ struct MachineInfo {
   int allowed_cpus = 0;   // those this process may run on (its affinity: taskset, a cpuset); 0 unknown
   int allowed_cores = 0;  // the cores those CPUs belong to
   int threads = 0;        // what the all-core rungs use (OpenMP's max threads)
+  std::string placement;  // where those threads run (place_threads)
   std::vector<CacheLevel> caches;
   std::vector<GpuLocation> gpus;
   std::int64_t memory_total_bytes = 0, memory_available_bytes = 0;
@@ -46,6 +47,28 @@ MachineInfo machine_info();
 // Whether the machine described is a recorded one (MachineInfo::recorded), cheaply: a rung's
 // availability is then judged by its own check alone, without a real call here.
 bool machine_is_recorded();
+
+// Where the run's threads go, set once before any OpenMP region: the process restricted to its
+// first `cores` cores or to NUMA node `numa` (its memory bound there too), then one OpenMP thread
+// a core (a thread a hardware thread with `smt`), thread t bound to the t-th core of the allowed
+// set in hwloc's order (package by package, so that the first threads fill one socket). Where
+// OMP_NUM_THREADS or OMP_PROC_BIND is set, those are the user's: left as they are. On a recorded
+// machine nothing is bound; the counts are what it would get. The main thread stays unbound (what
+// it starts inherits the process's CPUs).
+struct PlacementRequest {
+  int cores = 0;  // 0: all allowed
+  int numa = -1;  // -1: any
+  bool smt = false;
+};
+struct Placement {
+  int threads = 0;
+  std::string description;  // for the context and the plan
+  std::string error;        // a request this machine cannot meet, in one line
+};
+Placement place_threads(const PlacementRequest& request);
+// The cores of the first package among those the run's threads are bound to (0 where the threads
+// are not bound by place_threads): the one-socket STREAM's thread count.
+int first_package_cores();
 
 // hwloc's XML of the machine's topology, to keep beside a results file.
 std::string topology_xml();

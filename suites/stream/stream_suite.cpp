@@ -11,6 +11,7 @@
 #include "roofs/read_bandwidth.hpp"
 #include "core/buffer.hpp"
 #include "core/cpu_features.hpp"
+#include "core/machine.hpp"
 #include "roofs/stream_kernels.hpp"
 
 namespace ladder {
@@ -18,25 +19,53 @@ namespace {
 
 // One set of arrays per element type for the whole run: 3 × 4 × LLC bytes is too much to
 // allocate and fault in again on every call Google Benchmark makes.
+// The one-socket triad: the threads of the first package only (place_threads binds thread t to
+// the t-th core, one package's cores first), on arrays they first touched, so on its memory.
+constexpr const char* kOneSocketTriad = "triad-one-socket";
+
+// One set of arrays per element type for the whole run: 3 × 4 × LLC bytes is too much to
+// allocate and fault in again on every call Google Benchmark makes. Made anew for another thread
+// count: the threads that use the pages touch them first (stream::initialise), so that they lie
+// on those threads' NUMA nodes.
 template <class T>
 struct StreamBuffers {
   AlignedBuffer<T> a, b, c;
   stream::Arrays<T> arrays;
-  explicit StreamBuffers(std::int64_t n) : a(n), b(n), c(n), arrays{n, a.data(), b.data(), c.data()} {}
+  int threads;
+  StreamBuffers(std::int64_t n, int threads) : a(n), b(n), c(n), arrays{n, a.data(), b.data(), c.data()}, threads(threads) {}
 };
 
 template <class T>
-StreamBuffers<T>& buffers(std::int64_t n) {
+StreamBuffers<T>& buffers(std::int64_t n, int threads) {
   static std::mutex mutex;
   static std::unique_ptr<StreamBuffers<T>> cached;
   std::lock_guard lock(mutex);
-  if (!cached || cached->arrays.n != n) cached = std::make_unique<StreamBuffers<T>>(n);
+  if (!cached || cached->arrays.n != n || cached->threads != threads) {
+    cached.reset();  // the old arrays go before the new are faulted in
+    cached = std::make_unique<StreamBuffers<T>>(n, threads);
+    stream::initialise(cached->arrays);
+  }
   return *cached;
 }
 
+// OpenMP's thread count for one case, the run's again after it.
+class ThreadCount {
+ public:
+  explicit ThreadCount(int threads) : saved_(omp_get_max_threads()) {
+    if (threads > 0) omp_set_num_threads(threads);
+  }
+  ~ThreadCount() { omp_set_num_threads(saved_); }
+  ThreadCount(const ThreadCount&) = delete;
+  ThreadCount& operator=(const ThreadCount&) = delete;
+
+ private:
+  int saved_;
+};
+
 template <class T>
-void run_stream_case(benchmark::State& state, stream::Kernel kernel, bool nontemporal, std::int64_t n) {
-  auto& arrays = buffers<T>(n).arrays;
+void run_stream_case(benchmark::State& state, stream::Kernel kernel, bool nontemporal, std::int64_t n, int threads) {
+  const ThreadCount count(threads);
+  auto& arrays = buffers<T>(n, omp_get_max_threads()).arrays;
   stream::initialise(arrays);
   T* out = arrays.output(kernel);
   std::fill(out, out + n, std::numeric_limits<T>::quiet_NaN());  // a skipped store shows as NaN
@@ -87,14 +116,26 @@ std::vector<BenchmarkCase> stream_cases(const SuiteRequest& request) {
         c.memory_bytes = 3.0 * static_cast<double>(array_bytes);
         c.body = [kernel, nontemporal, n, f64](benchmark::State& state) {
           if (f64) {
-            run_stream_case<double>(state, kernel, nontemporal, n);
+            run_stream_case<double>(state, kernel, nontemporal, n, 0);
           } else {
-            run_stream_case<float>(state, kernel, nontemporal, n);
+            run_stream_case<float>(state, kernel, nontemporal, n, 0);
           }
         };
         cases.push_back(std::move(c));
       }
     }
+  }
+  // On more than one socket: the triad of the first alone, beside the all-socket one (their sum
+  // is what the sockets' memory gives together).
+  if (const int socket_threads = first_package_cores(); socket_threads > 0 && rung_requested(request, kOneSocketTriad)) {
+    const std::int64_t n = array_bytes / 8;
+    BenchmarkCase c;
+    c.name = case_name(kStreamSuite, kOneSocketTriad, "f64", fmt::format("n:{}", n));
+    c.memory_bytes = 3.0 * static_cast<double>(array_bytes);
+    c.body = [n, socket_threads](benchmark::State& state) {
+      run_stream_case<double>(state, stream::Kernel::triad, false, n, socket_threads);
+    };
+    cases.push_back(std::move(c));
   }
   return cases;
 }
@@ -110,6 +151,15 @@ std::vector<SuiteRung> stream_rungs() {
       if (nontemporal) r.unavailable_reason = [] { return isa_unavailable_reason(Isa::avx2); };
       rungs.push_back(std::move(r));
     }
+  SuiteRung socket{kOneSocketTriad, "f64", "one socket", "",
+                   "STREAM triad on the first socket's cores alone, its arrays first touched there"};
+  socket.unavailable_reason = [] {
+    return first_package_cores() > 0 ? std::string()
+                                     : std::string(
+                                           "the run's threads are on one socket (or placed by OMP_PROC_BIND): its "
+                                           "triad is the all-core triad");
+  };
+  rungs.push_back(std::move(socket));
   rungs.push_back(device_rung(kDeviceCopy, "f32, f64", "STREAM copy in the GPU's device memory, arrays a multiple of L2"));
   rungs.push_back(device_rung(kDeviceTriad, "f32, f64", "STREAM triad in the GPU's device memory, arrays a multiple of L2"));
   return rungs;

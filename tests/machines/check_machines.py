@@ -4,7 +4,8 @@ for its CPU), checked against what the machine's own description says:
   - the last-level cache of the CPUs that run is every instance of the last level, at its size;
   - the large arrays are at least 4 x that cache, or capped with the cap's reason;
   - the memory held at once fits the machine's memory;
-  - the threads are the machine's logical CPUs, on its cores;
+  - one thread a core (a hardware thread each with --smt), on the machine's cores;
+  - on more than one socket, the one-socket triad beside the all-socket one, and not on one;
   - no rung or probe of an ISA the CPU lacks is offered, and none it has is refused for the ISA;
   - each GPU on the machine's PCI buses is found, with the package and NUMA node it hangs from;
   - the quick profile is estimated under its budget (10 minutes).
@@ -65,6 +66,7 @@ def topology_facts(machine):
                         )
         return {
             "llc": sum(sizes),
+            "packages": sum(o.get("type") == "Package" for o in objects),
             "llc_instances": len(sizes),
             "gpus": "; ".join(gpus),
             "cores": sum(o.get("type") == "Core" for o in objects),
@@ -72,7 +74,7 @@ def topology_facts(machine):
             "memory": sum(int(o.get("local_memory", 0)) for o in objects if o.get("type") == "NUMANode"),
         }
     count, llc, llc_instances, memory_per_node, nodes = 1, 0, 0, 0, 0
-    cores = pus = 0
+    cores = pus = packages = 0
     for level in machine["env"]["HWLOC_SYNTHETIC"].split():
         if level.startswith("["):  # a NUMA node attached at this depth
             memory_per_node = int(re.search(r"memory=(\d+)", level).group(1))
@@ -83,11 +85,21 @@ def topology_facts(machine):
         count *= arity
         if name.startswith("l") and name[1].isdigit() and int(name[1]) >= 3:
             llc_instances, llc = count, count * int(re.search(r"size=(\d+)", rest).group(1))
+        if name == "pack":
+            packages = count
         if name == "core":
             cores = count
         if name == "pu":
             pus = count
-    return {"llc": llc, "llc_instances": llc_instances, "cores": cores, "pus": pus, "memory": memory_per_node * nodes, "gpus": ""}
+    return {
+        "llc": llc,
+        "llc_instances": llc_instances,
+        "cores": cores,
+        "pus": pus,
+        "memory": memory_per_node * nodes,
+        "gpus": "",
+        "packages": max(1, packages),
+    }
 
 
 def run(exe, machine_path, *args):
@@ -112,7 +124,7 @@ def duration_seconds(text):
     return sum(int(m.group(1)) * f for m, f in ((hours, 3600), (minutes, 60), (seconds, 1)) if m)
 
 
-def check_plan(plan, facts, flags, profile):
+def check_plan(plan, facts, flags, profile, smt=False):
     """The problems of one plan, as sentences (none: it is what the machine must get)."""
     problems = []
     line = {key: value for key, _, value in (row.partition(": ") for row in plan.splitlines() if not row.startswith(" "))}
@@ -134,8 +146,12 @@ def check_plan(plan, facts, flags, profile):
     if mib(held.group(1)) > facts["memory"]:
         problems.append(f"holds {held.group(1)} at once, over the machine's {facts['memory'] / (1 << 30):.0f} GiB")
     threads = re.match(r"(\d+) on (\d+) cores", line["threads"])
-    if (int(threads.group(1)), int(threads.group(2))) != (facts["pus"], facts["cores"]):
-        problems.append(f"threads {threads.group(0)}, the machine has {facts['pus']} logical CPUs on {facts['cores']} cores")
+    wanted = facts["pus"] if smt else facts["cores"]  # one a core, or with --smt one a hardware thread
+    if (int(threads.group(1)), int(threads.group(2))) != (wanted, facts["cores"]):
+        problems.append(f"threads {threads.group(0)}, wanted {wanted} on the machine's {facts['cores']} cores")
+    sockets = facts["packages"] > 1
+    if sockets != bool(re.search(r"^  stream/triad-one-socket/", plan, re.M)) and "stream" in line["cases"]:
+        problems.append(f"{facts['packages']} package(s) and the one-socket triad {'not ' if sockets else ''}planned")
     if line.get("GPUs on PCI", "") != facts["gpus"]:
         problems.append(f"GPUs found: '{line.get('GPUs on PCI', '')}', the machine has '{facts['gpus']}'")
     for name in re.findall(r"^  (\S+/\S+)", plan, re.M):
@@ -173,6 +189,8 @@ def check_machine(exe, path):
     for profile in PROFILES:
         plan = run(exe, path, "--plan", "--profile", profile)
         problems += [f"--plan --profile {profile}: {p}" for p in check_plan(plan, facts, machine["flags"], profile)]
+    plan = run(exe, path, "--plan", "--profile", "quick", "--smt")
+    problems += [f"--plan --smt: {p}" for p in check_plan(plan, facts, machine["flags"], "quick", smt=True)]
     return problems
 
 
@@ -180,6 +198,7 @@ def self_test():
     """Each check catches a plan whose decision is broken."""
     facts = {
         "llc": 768 << 20,
+        "packages": 2,
         "llc_instances": 24,
         "cores": 384,
         "pus": 768,
@@ -191,8 +210,10 @@ def self_test():
             "  case  memory  estimate",
             "  stream/triad/f64/bytes:1  1 MiB  0.5 s",
             "  gemm/avx2/f32/n:1024  16 MiB  0.5 s",
+            "  stream/triad-one-socket/f64/n:1  1 MiB  0.5 s",
+            "cases: 3 (gemm 1, stream 2)",
             "last-level cache of the CPUs that run: 768 MiB (24 x 32 MiB)",
-            "threads: 768 on 384 cores; placement: x",
+            "threads: 384 on 384 cores; placement: x",
             "GPUs on PCI: 0000:17:00.0 (package 0, NUMA node 0)",
             "large arrays: 3072 MiB each (4 x the last-level cache)",
             "memory held at once: 40.0 GiB of 1200.0 GiB usable (x)",
@@ -207,7 +228,9 @@ def self_test():
         "the arrays under 4 x the cache, no cap": ("3072 MiB each", "3072 MiB, 1024 MiB each"),
         "a cap with no reason": ("large arrays: 3072 MiB each (4 x the last-level cache)", "large arrays capped: 1024 MiB"),
         "memory over the machine's": ("40.0 GiB of", "2000.0 GiB of"),
-        "threads not from the machine": ("768 on 384 cores", "2 on 2 cores"),
+        "threads not from the machine": ("384 on 384 cores", "2 on 2 cores"),
+        "a thread a hardware thread by default": ("384 on 384 cores", "768 on 384 cores"),
+        "no one-socket triad on two sockets": ("  stream/triad-one-socket/f64/n:1  1 MiB  0.5 s\n", ""),
         "a rung of an ISA the CPU lacks": ("gemm/avx2/f32", "gemm/amx/bf16"),
         "over the quick budget": ("about 4 min 10 s", "about 12 min 00 s"),
         "a GPU placed on the wrong node": ("(package 0, NUMA node 0)", "(package 1, NUMA node 1)"),
