@@ -156,6 +156,7 @@ int run(int argc, char** argv) {
   }
   if (auto error = max_isa_error(); !error.empty()) usage_error(error);
   if (auto error = cpu_description_error(); !error.empty()) usage_error(error);
+  if (auto error = topology_error(); !error.empty()) usage_error(error);
   if (const Placement placed = place_threads({opt.cores, opt.numa, opt.smt}); !placed.error.empty()) usage_error(placed.error);
   const MachineInfo machine = machine_info();
   // A recorded machine is planned, never measured: the figures would be this machine's.

@@ -136,7 +136,7 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
 
   plan.lines.push_back(fmt::format("machine: {}{}", machine.cpu_model,
                                    machine.recorded.empty() ? "" : fmt::format(" (recorded: {})", machine.recorded)));
-  plan.lines.push_back(fmt::format("topology: {} package{}, {} NUMA node{}, {} cores, {} logical CPUs ({} allowed), {} of memory",
+  plan.lines.push_back(fmt::format("topology: {} package{}, {} NUMA node{}, {} cores, {} logical CPUs ({} allowed), {}",
                                    machine.packages, machine.packages == 1 ? "" : "s", machine.numa_nodes,
                                    machine.numa_nodes == 1 ? "" : "s", machine.cores, machine.logical_cpus, machine.allowed_cpus,
                                    gib(static_cast<double>(machine.memory_total_bytes))));
@@ -150,7 +150,8 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
     plan.lines.push_back(fmt::format("GPUs on PCI: {}", gpus));
   }
   plan.lines.push_back(
-      fmt::format("threads: {} on {} cores; placement: {}", machine.threads, machine.allowed_cores, machine.placement));
+      fmt::format("threads: {} on {} core{}", machine.threads, machine.allowed_cores, machine.allowed_cores == 1 ? "" : "s"));
+  plan.lines.push_back(fmt::format("placement: {}", machine.placement));
   if (!request.array_notes.empty()) {
     for (const auto& note : request.array_notes) plan.lines.push_back("large arrays capped: " + note);
   } else if (!request.array_sizes.empty()) {
@@ -161,18 +162,19 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
   plan.lines.push_back(fmt::format("memory held at once: {} of {} usable ({})", gib(held), gib(request.memory_usable_bytes),
                                    request.memory_source));
   plan.lines.push_back(fmt::format("cases: {} ({})", request.cases.size(), suites));
-  plan.lines.push_back(fmt::format(
-      "estimate: {} = finding the rungs {} (as this plan took) + ceilings {} ({}) + cases {} ({} as the last run here took{}, "
-      "{} at {} each: {} repetition{} of {:.2g} s{}, {} of them also their rung's check as it took here)",
-      format_duration(plan.seconds), format_duration(request.setup_seconds), format_duration(ceilings_seconds), ceilings_source,
-      format_duration(cases_seconds), from_history, request.history_path ? " (" + *request.history_path + ")" : "",
-      static_cast<int>(request.cases.size()) - from_history, short_duration(prior), request.repetitions,
-      request.repetitions == 1 ? "" : "s", request.min_time_seconds,
-      request.extra_rounds_share > 0
-          ? fmt::format(", and adaptive rounds of up to {:.0f}% more", 100 * request.extra_rounds_share)
-          : "",
-      from_checks));
-  plan.summary = fmt::format("plan: the {} profile here: {} cases, {} held at once, {} threads, about {}", request.profile,
+  plan.lines.push_back(fmt::format("estimate: {}", format_duration(plan.seconds)));
+  plan.lines.push_back(fmt::format("  finding the rungs {:>10}  as this plan took", format_duration(request.setup_seconds)));
+  plan.lines.push_back(fmt::format("  ceilings {:>19}  {}", format_duration(ceilings_seconds), ceilings_source));
+  plan.lines.push_back(fmt::format("  cases {:>22}  {} as the last run here took{}", format_duration(cases_seconds), from_history,
+                                   request.history_path ? " (" + *request.history_path + ")" : ""));
+  plan.lines.push_back(fmt::format("{:>32}{} at {} each: {} repetition{} of {:.2g} s", "",
+                                   static_cast<int>(request.cases.size()) - from_history, short_duration(prior),
+                                   request.repetitions, request.repetitions == 1 ? "" : "s", request.min_time_seconds));
+  if (from_checks > 0)
+    plan.lines.push_back(fmt::format("{:>32}{} of them also their rung's availability check here", "", from_checks));
+  if (request.extra_rounds_share > 0)
+    plan.lines.push_back(fmt::format("{:>32}and adaptive rounds of up to {:.0f}% more", "", 100 * request.extra_rounds_share));
+  plan.summary = fmt::format("plan: {} profile, {} cases, {} held at once, {} threads, about {}", request.profile,
                              request.cases.size(), gib(held), machine.threads, format_duration(plan.seconds));
   return plan;
 }

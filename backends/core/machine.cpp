@@ -279,7 +279,7 @@ Placement place_threads(const PlacementRequest& request) {
     p.description = fmt::format("{} threads (OMP_NUM_THREADS) on {}: more than its {} {}s, so not bound", p.threads, where,
                                 places.size(), request.smt ? "hardware thread" : "core");
   } else if (!here) {
-    p.description = fmt::format("{} threads on {}, each bound to its own {} (planned: a recorded machine)", p.threads, where,
+    p.description = fmt::format("{} threads on {}, bound one a {} (a recorded machine)", p.threads, where,
                                 request.smt ? "hardware thread" : "core");
   } else {
     // Thread i to place i: the pages each thread first touches then stay on its socket. The main
@@ -290,11 +290,8 @@ Placement place_threads(const PlacementRequest& request) {
       const int i = omp_get_thread_num();
       if (i > 0) hwloc_set_cpubind(t, places[static_cast<std::size_t>(i)], HWLOC_CPUBIND_THREAD);
     }
-    p.description = fmt::format(
-        "{} threads on {}, each but the main thread bound to its own {} (the main thread "
-        "unbound, its {} left free for it){}",
-        p.threads, where, request.smt ? "hardware thread" : "core", request.smt ? "place" : "core",
-        p.threads > static_cast<int>(places.size()) ? "; more threads than places: they share" : "");
+    p.description = fmt::format("{} thread{} on {}, bound one a {}, the main thread free", p.threads, p.threads == 1 ? "" : "s",
+                                where, request.smt ? "hardware thread" : "core");
   }
   // The first package's cores among those bound: the one-socket STREAM's threads.
   if (!users_binding && packages_used > 1) {
@@ -308,6 +305,18 @@ Placement place_threads(const PlacementRequest& request) {
   hwloc_bitmap_free(cpus);
   g_placement = p;
   return p;
+}
+
+std::string topology_error() {
+  for (const char* variable : {"HWLOC_XMLFILE", "HWLOC_SYNTHETIC"}) {
+    const char* value = std::getenv(variable);
+    if (!value || !*value) continue;
+    const hwloc_topology_t t = topology();
+    if (!t) return fmt::format("{}={}: hwloc cannot load it", variable, value);
+    if (hwloc_topology_is_thissystem(t))
+      return fmt::format("{}={}: hwloc did not load it (it read this machine instead)", variable, value);
+  }
+  return topology() ? "" : "hwloc cannot read this machine's topology";
 }
 
 bool machine_is_recorded() {

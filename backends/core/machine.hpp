@@ -47,6 +47,9 @@ MachineInfo machine_info();
 // Whether the machine described is a recorded one (MachineInfo::recorded), cheaply: a rung's
 // availability is then judged by its own check alone, without a real call here.
 bool machine_is_recorded();
+// Empty, or why the machine cannot be described, in one line: hwloc failed, or a recorded
+// topology asked for (HWLOC_XMLFILE, HWLOC_SYNTHETIC) did not load and this machine's came instead.
+std::string topology_error();
 
 // Where the run's threads go, set once before any OpenMP region: the process restricted to its
 // first `cores` cores or to NUMA node `numa` (its memory bound there too), then one OpenMP thread

@@ -145,7 +145,7 @@ def check_plan(plan, facts, flags, profile, smt=False):
     held = re.match(r"([\d.]+ GiB) of", line["memory held at once"])
     if mib(held.group(1)) > facts["memory"]:
         problems.append(f"holds {held.group(1)} at once, over the machine's {facts['memory'] / (1 << 30):.0f} GiB")
-    threads = re.match(r"(\d+) on (\d+) cores", line["threads"])
+    threads = re.match(r"(\d+) on (\d+) cores?", line["threads"])
     wanted = facts["pus"] if smt else facts["cores"]  # one a core, or with --smt one a hardware thread
     if (int(threads.group(1)), int(threads.group(2))) != (wanted, facts["cores"]):
         problems.append(f"threads {threads.group(0)}, wanted {wanted} on the machine's {facts['cores']} cores")
@@ -213,11 +213,11 @@ def self_test():
             "  stream/triad-one-socket/f64/n:1  1 MiB  0.5 s",
             "cases: 3 (gemm 1, stream 2)",
             "last-level cache of the CPUs that run: 768 MiB (24 x 32 MiB)",
-            "threads: 384 on 384 cores; placement: x",
+            "threads: 384 on 384 cores",
             "GPUs on PCI: 0000:17:00.0 (package 0, NUMA node 0)",
             "large arrays: 3072 MiB each (4 x the last-level cache)",
             "memory held at once: 40.0 GiB of 1200.0 GiB usable (x)",
-            "plan: the quick profile here: 2 cases, 40.0 GiB held at once, 768 threads, about 4 min 10 s",
+            "plan: quick profile, 2 cases, 40.0 GiB held at once, 768 threads, about 4 min 10 s",
         ]
     )
     flags = {"avx2", "fma", "avx512f"}
