@@ -95,7 +95,9 @@ int commit_results(ResultsFile* results, const Options& opt, const NoiseReport& 
                    fmt::format("ladderbench: no case ran, so nothing was written; {} is unchanged\n", opt.out_path.value_or("")));
     return kRunError;
   }
-  if (auto error = results->commit(noise.context()); !error.empty()) {
+  auto late = noise.context();
+  for (auto& entry : take_software_context()) late.push_back(std::move(entry));  // started after the context was written
+  if (auto error = results->commit(late); !error.empty()) {
     console.always(stderr, fmt::format("ladderbench: the results were not written: {}\n", error));
     return kRunError;
   }

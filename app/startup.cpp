@@ -117,6 +117,7 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
   AddCustomContext("profile", profile);
   for (const auto& [key, value] : build_context()) AddCustomContext(key, value);
   for (const auto& [key, value] : registry().context) AddCustomContext(key, value());
+  for (const auto& [key, value] : take_software_context()) AddCustomContext(key, value);
   for (const auto& [key, value] : ceilings_context(ceilings)) AddCustomContext(key, value);
   AddCustomContext("regime_codes", regime_codes());
   for (const Suite& suite : suites())

@@ -1,11 +1,34 @@
 #include "registry.hpp"
 
+#include <mutex>
 #include <set>
 
 #include <algorithm>
 #include <stdexcept>
 
 namespace ladder {
+
+namespace {
+std::mutex g_software_mutex;
+std::vector<std::pair<std::string, std::string>> g_software;
+std::size_t g_software_taken = 0;
+}  // namespace
+
+void record_software(const std::string& key, const std::string& value) {
+  std::lock_guard lock(g_software_mutex);
+  const std::string full = "software/" + key;
+  for (const auto& [k, v] : g_software)
+    if (k == full) return;
+  g_software.emplace_back(full, value);
+}
+
+std::vector<std::pair<std::string, std::string>> take_software_context() {
+  std::lock_guard lock(g_software_mutex);
+  std::vector<std::pair<std::string, std::string>> fresh(g_software.begin() + static_cast<std::ptrdiff_t>(g_software_taken),
+                                                         g_software.end());
+  g_software_taken = g_software.size();
+  return fresh;
+}
 
 void Registry::add(GemmRung rung) {
   if (find_gemm(rung.name)) throw std::logic_error("gemm rung registered twice: " + rung.name);

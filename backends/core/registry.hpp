@@ -42,6 +42,13 @@ struct Registry {
   const GemmRung* find_gemm(std::string_view name) const;
 };
 
+// What ran, as the software itself said when it started (an interpreter's version, a library's
+// version and BLAS): kept under "software/<rung>" in the context. Recorded by a rung's kernel
+// once per key; take_software_context() returns those not taken before (the context's keys at
+// the run's start, the rest at its end).
+void record_software(const std::string& key, const std::string& value);
+std::vector<std::pair<std::string, std::string>> take_software_context();
+
 // The core type OpenBLAS should run on a CPU with these ISA extensions where its detection gave
 // `detected`: empty where that one is right (or no better one applies).
 std::string openblas_core_for(const std::string& detected, bool avx2, bool avx512);

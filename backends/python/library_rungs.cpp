@@ -40,6 +40,7 @@ class LibraryKernel final : public GemmKernel {
                                              kStartSeconds);
     if (first.rfind("ready ", 0) != 0) throw std::runtime_error(python + " library_matmul.py: " + first);
     label_ = first.substr(6) + " (" + python + ")";
+    record_software(library, label_);
     // Enough calls a run for about a millisecond: a call of microseconds (n = 1) costs less than
     // the round trip on the pipe that asks for it. Measured on the second of two calls.
     session_.ask("run");

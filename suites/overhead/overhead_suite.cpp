@@ -63,6 +63,7 @@ BenchmarkCase python_call_cost(const std::string& name, std::int64_t calls) {
     for (auto _ : state) state.SetIterationTime(std::strtod(session.ask(run).c_str(), nullptr));
     set_fixed_cost_counters(state, calls, 1);
     state.SetLabel("CPython " + ready.substr(6) + " (" + session.python() + ")");
+    record_software("python-call", "CPython " + ready.substr(6) + " (" + session.python() + ")");
   };
   return c;
 }

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <fstream>
 #include <stdexcept>
 
@@ -25,9 +27,29 @@ std::string find_python() {
   return found.empty() || access(found.front().c_str(), X_OK) != 0 ? std::string() : found.front();
 }
 
+// "CPython 3.11.2 (/usr/bin/python3)": what `python --version` says, asked once per interpreter.
+std::string describe_python(const std::string& python) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> known;
+  std::lock_guard lock(mutex);
+  if (auto it = known.find(python); it != known.end()) return it->second;
+  std::string version = "version unknown";
+  if (FILE* pipe = popen((shell_quote(python) + " --version 2>&1 </dev/null").c_str(), "r")) {
+    char line[128] = {};
+    if (std::fgets(line, sizeof line, pipe)) {
+      version = line;
+      while (!version.empty() && (version.back() == '\n' || version.back() == ' ')) version.pop_back();
+      if (version.rfind("Python ", 0) == 0) version = version.substr(7);
+    }
+    pclose(pipe);
+  }
+  return known[python] = "CPython " + version + " (" + python + ")";
+}
+
 class PythonKernel final : public GemmKernel {
  public:
   PythonKernel(const GemmOperands& op, std::string python) : op_(op), python_(std::move(python)) {
+    record_software("python", describe_python(python_));
     char pattern[] = "/tmp/ladderbench-python-XXXXXX";
     if (!mkdtemp(pattern)) throw std::runtime_error("cannot create a temporary directory");
     dir_ = pattern;
@@ -74,7 +96,7 @@ class PythonKernel final : public GemmKernel {
   }
   std::optional<double> self_timed_seconds() const override { return seconds_; }
   std::int64_t calls_per_run() const override { return calls_; }
-  std::string label() const override { return "CPython " + python_; }
+  std::string label() const override { return describe_python(python_); }
 
  private:
   GemmOperands op_;
