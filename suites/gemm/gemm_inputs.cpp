@@ -124,6 +124,9 @@ GemmInputs make_gemm_inputs(std::int64_t n) {
   in.b_bf16 = AlignedBuffer<bf16>(count);
   in.a_f16 = AlignedBuffer<f16>(count);
   in.b_f16 = AlignedBuffer<f16>(count);
+  // Filled (so first touched) by the run's threads, each its contiguous share: the rows of A a
+  // parallel rung's thread works on lie on that thread's NUMA node, B spread over all of them.
+#pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < count; ++i) {
     in.a[i] = input_value(1, i);
     in.b[i] = input_value(2, i);
