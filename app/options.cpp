@@ -99,8 +99,11 @@ available only once its real path ran here (a GEMM at n = 64, verified). The con
 whether the machine was quiet (noise_verdict, noise_reasons: CPU time other processes took, the
 load average, more threads than CPUs, ceilings that contradict themselves); the console says so.
 Exit status: 0 every case passed; 1 a case failed or the results could not be written; 2 bad input.
-Environment: OMP_NUM_THREADS sets the all-core rungs' threads; LADDER_MAX_ISA caps the
-hand-written ISA rungs and probes (scalar, avx2, avx512, avx512_bf16, amx).
+Environment: OMP_NUM_THREADS sets the all-core rungs' threads (OMP_PROC_BIND, where set, places
+them instead of ladderbench); LADDER_MAX_ISA caps the hand-written ISA rungs and probes (scalar,
+avx2, avx512, avx512_bf16, amx). For tests, another machine: HWLOC_XMLFILE or HWLOC_SYNTHETIC
+(hwloc's own) for its topology and LADDER_TEST_CPU (a file of vendor:, family:, model:, brand:
+and flags: lines) for its CPU; with either only --list, --plan and --machine-id run.
 )";
 
 std::int64_t parse_size(const std::string& text) {

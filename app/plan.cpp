@@ -78,16 +78,17 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
   std::map<std::string, int> per_suite;
   int from_checks = 0;
   for (const auto& c : request.cases) {
-    // A case not measured before: the prior, and what its rung's check took here (for a Python
-    // rung mostly its interpreter's start, which each case pays again). A call's own time is not
+    // A case not measured before: the prior, what its rung's check took here (for a Python rung
+    // mostly its interpreter's start, which each case pays again), and what its suite timed of
+    // it (a model-sweep side's passes). A GEMM call's own time is not
     // scaled up from the check's n = 64: there fixed costs dominate the fast rungs' calls, and
     // the slow rungs outgrow the caches, so that the scaling errs both ways, by 10x.
     const double check = c.rung.empty() ? 0 : rung_check_seconds(c.rung);
-    double seconds = prior + check;
+    double seconds = prior + check + c.expected_seconds;
     if (const auto it = measured.find(c.name); it != measured.end()) {
       seconds = it->second;  // the whole case in the earlier run, its verification included
       ++from_history;
-    } else if (check > 0) {
+    } else if (check > 0 || c.expected_seconds > 0) {
       ++from_checks;
     }
     plan.case_seconds[c.name] = seconds;  // the first round's
@@ -171,7 +172,8 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
                                    static_cast<int>(request.cases.size()) - from_history, short_duration(prior),
                                    request.repetitions, request.repetitions == 1 ? "" : "s", request.min_time_seconds));
   if (from_checks > 0)
-    plan.lines.push_back(fmt::format("{:>32}{} of them also their rung's availability check here", "", from_checks));
+    plan.lines.push_back(
+        fmt::format("{:>32}{} of them also their rung's check here, or their suite's timed passes", "", from_checks));
   if (request.extra_rounds_share > 0)
     plan.lines.push_back(fmt::format("{:>32}and adaptive rounds of up to {:.0f}% more", "", 100 * request.extra_rounds_share));
   plan.summary = fmt::format("plan: {} profile, {} cases, {} held at once, {} threads, about {}", request.profile,

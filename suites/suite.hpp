@@ -41,6 +41,9 @@ struct BenchmarkCase {
   double shared_memory_bytes = 0;
   // The rung it runs, where its availability check was timed (rung_check_seconds).
   std::string rung;
+  // The suite's own estimate of the case's seconds beyond the minimum time, where it timed
+  // something like it (a model-sweep side's pass, from the sweep's trim); 0: none.
+  double expected_seconds = 0;
 };
 
 // What a run holds throughout: every shared allocation once.

@@ -50,4 +50,13 @@ class AlignedBuffer {
   std::size_t size_ = 0;
 };
 
+// Fills `count` values in the run's threads' static shares, so that each page is first touched,
+// and so placed, by the thread that will work on it (on two sockets: on that thread's node).
+template <class T>
+void parallel_fill(T* data, std::size_t count, T value) {
+  const auto n = static_cast<std::ptrdiff_t>(count);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t i = 0; i < n; ++i) data[i] = value;
+}
+
 }  // namespace ladder

@@ -167,7 +167,7 @@ double gemm_case_bytes(std::int64_t n) {
 GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& in) {
   GemmVerification result;
   AlignedBuffer<float> c(in.n * in.n);
-  std::fill(c.data(), c.data() + c.size(), std::numeric_limits<float>::quiet_NaN());
+  parallel_fill(c.data(), c.size(), std::numeric_limits<float>::quiet_NaN());
   GemmOperands op = operands(in, c.data());
   try {
     auto kernel = rung.prepare(op);

@@ -93,7 +93,7 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
   // A kernel's exceptions (and running out of memory) become the case's error in register_cases.
   std::unique_ptr<GemmKernel> kernel = rung.prepare(op);
   const auto poison = [&] {
-    std::fill(c.data(), c.data() + c.size(), std::numeric_limits<float>::quiet_NaN());
+    parallel_fill(c.data(), c.size(), std::numeric_limits<float>::quiet_NaN());
     kernel->poison_output();
   };
   const auto verified = [&](const char* when) {
