@@ -37,11 +37,14 @@ using namespace ladder;
 
 constexpr int kMostThreadsPerCpu = 8;
 
+// The profile's minimum time a repetition runs, in seconds: the quick profile's shorter.
+double profile_min_time(const std::string& profile) { return profile == "quick" ? 0.2 : 0.5; }
+
 // Google Benchmark's own flags, with the profile's defaults, through its parser before the
 // ceilings' half minute: an unknown one is refused now.
 void initialize_benchmark(Options& opt) {
   if (!opt.user_min_time)
-    opt.benchmark_args.push_back(min_time_flag(opt.profile == "quick" ? "0.2" : "0.5", LADDER_BENCHMARK_VERSION));
+    opt.benchmark_args.push_back(min_time_flag(fmt::format("{}", profile_min_time(opt.profile)), LADDER_BENCHMARK_VERSION));
   // Adaptive repetitions (the full and ladder profiles' default, options.cpp) run in random order
   // across cases, so that a noisy spell hits both sides of a ratio alike.
   if (opt.adaptive) opt.benchmark_args.push_back("--benchmark_enable_random_interleaving=true");
@@ -68,10 +71,9 @@ bool console_colour(const Options& opt) {
   return !opt.no_color && !(no_color && *no_color) && isatty(STDOUT_FILENO);
 }
 
-// What a case costs before any is measured: its repetitions at the minimum time, with Google
-// Benchmark's sizing runs (up to a tenth of it each, growing tenfold) and the verification before
-// and after (a few calls) on top. The progress estimate corrects it by the cases done.
-double min_time_seconds(const Options& opt) { return opt.min_time_seconds.value_or(opt.profile == "quick" ? 0.2 : 0.5); }
+// The minimum time a repetition runs (Google Benchmark's --benchmark_min_time): the user's, or
+// the profile's.
+double min_time_seconds(const Options& opt) { return opt.min_time_seconds.value_or(profile_min_time(opt.profile)); }
 
 // Each timed case's own noise counters, for the verdict.
 std::vector<CaseNoise> case_noise(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
@@ -193,6 +195,8 @@ int run(int argc, char** argv) {
     return 0.9 * free->value();
   };
   Console console(opt.quiet);
+  // The run's profile as its results file names it (an earlier run of the same is its history).
+  const std::string profile = opt.sizes ? "custom sizes" : opt.profile;
   const int repetitions = opt.adaptive ? RepetitionPolicy{}.floor : opt.repetitions;
   Progress progress(console, prior_case_seconds(repetitions, min_time_seconds(opt)));
   progress.phase("finding the rungs that run here (each makes one real call) and the cases");
@@ -214,14 +218,14 @@ int run(int argc, char** argv) {
   check_memory(cases, memory, request);
   progress.phase("");
   PlanRequest want;
-  want.profile = opt.sizes ? "custom sizes" : opt.profile;
+  want.profile = profile;
   want.cases = cases;
   want.memory_usable_bytes = request.host_usable_bytes;
   want.memory_source = memory.source;
   want.repetitions = repetitions;
   want.min_time_seconds = min_time_seconds(opt);
   if (opt.adaptive) want.extra_rounds_share = opt.adaptive_budget.value_or(RepetitionPolicy{}.budget_share);
-  if (opt.out_path) want.history_path = previous_run(*opt.out_path, want.profile);
+  if (opt.out_path) want.history_path = previous_run(*opt.out_path, profile);
   want.array_notes = array_cap_notes();
   want.array_sizes = large_array_sizes();
   want.setup_seconds = progress.elapsed_seconds();
@@ -264,7 +268,7 @@ int run(int argc, char** argv) {
   if (!opt.list_tests) console.say(stderr, format_ceilings(ceilings));
   for (const auto& warning : startup_noise_warnings(before, sample_cpu(), machine.logical_cpus, machine.threads))
     console.say(stderr, fmt::format("ladderbench: warning: {}\n", warning));
-  add_context(machine, ceilings, opt.sizes ? "custom sizes" : opt.profile);
+  add_context(machine, ceilings, profile);
   for (const auto& note : array_cap_notes()) benchmark::AddCustomContext("array_size_capped", note);
   benchmark::AddCustomContext("ceilings_seconds", fmt::format("{:.1f}", ceilings_seconds));
   RepetitionPolicy policy;
@@ -316,7 +320,7 @@ int run(int argc, char** argv) {
   closing.noise = noise;
   if (results && status == 0 && opt.out_path) {
     closing.results_path = opt.out_path;
-    closing.previous_run = previous_run(*opt.out_path, opt.sizes ? "custom sizes" : opt.profile);
+    closing.previous_run = want.history_path;  // found once, before the run wrote its own file
   }
   closing.cases = count_cases(reporter.runs());
   closing.failed = failed;

@@ -29,23 +29,27 @@ std::string suite_of(const std::string& name) { return name.substr(0, name.find(
 
 double prior_case_seconds(int repetitions, double min_time_seconds) { return repetitions * min_time_seconds * 1.3 + 0.2; }
 
-std::vector<std::pair<std::string, double>> measured_case_seconds(const std::string& results_path) {
+History read_history(const std::string& results_path) {
   std::ifstream in(results_path);
   const auto doc = nlohmann::json::parse(in, nullptr, false);
-  std::vector<std::pair<std::string, double>> out;
-  if (doc.is_discarded() || !doc.contains("benchmarks")) return out;
-  std::map<std::string, double> seconds;
+  History history;
+  if (doc.is_discarded()) return history;
+  if (doc.contains("context") && doc["context"].is_object()) {
+    const auto& context = doc["context"];
+    history.ceilings_seconds = std::atof(context.value("ceilings_seconds", "0").c_str());
+    history.triad_bytes_per_second = std::atof(context.value("bandwidth_stream_triad_bytes_per_second", "0").c_str());
+  }
+  if (!doc.contains("benchmarks")) return history;
   for (const auto& b : doc["benchmarks"]) {
     if (b.value("run_type", "") != "iteration" || !b.contains(kCaseWallCounter) || !b[kCaseWallCounter].is_number()) continue;
     std::string name = b.value("run_name", b.value("name", ""));
     for (const std::string suffix : {"/real_time", "/manual_time"})
       if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
         name.erase(name.size() - suffix.size());
-    double& most = seconds[name];
+    double& most = history.case_seconds[name];
     most = std::max(most, b[kCaseWallCounter].get<double>());
   }
-  out.assign(seconds.begin(), seconds.end());
-  return out;
+  return history;
 }
 
 double estimated_ceilings_seconds(const MachineInfo& machine, double dram_bytes_per_second, bool smoke) {
@@ -69,9 +73,7 @@ double estimated_ceilings_seconds(const MachineInfo& machine, double dram_bytes_
 
 Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
   Plan plan;
-  std::map<std::string, double> measured;
-  if (request.history_path)
-    for (const auto& [name, seconds] : measured_case_seconds(*request.history_path)) measured[name] = seconds;
+  const History history = request.history_path ? read_history(*request.history_path) : History{};
   const double prior = prior_case_seconds(request.repetitions, request.min_time_seconds);
   double cases_seconds = 0;
   int from_history = 0;
@@ -85,7 +87,7 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
     // the slow rungs outgrow the caches, so that the scaling errs both ways, by 10x.
     const double check = c.rung.empty() ? 0 : rung_check_seconds(c.rung);
     double seconds = prior + check + c.expected_seconds;
-    if (const auto it = measured.find(c.name); it != measured.end()) {
+    if (const auto it = history.case_seconds.find(c.name); it != history.case_seconds.end()) {
       seconds = it->second;  // the whole case in the earlier run, its verification included
       ++from_history;
     } else if (check > 0 || c.expected_seconds > 0) {
@@ -101,20 +103,12 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
 
   // The ceilings: as long as they took in the earlier run, else from their probes' sizes at the
   // earlier run's triad bandwidth, else at a floor.
-  double dram = 0, ceilings_seconds = 0;
+  double dram = history.triad_bytes_per_second, ceilings_seconds = history.ceilings_seconds;
   std::string ceilings_source;
-  if (request.history_path) {
-    std::ifstream in(*request.history_path);
-    const auto doc = nlohmann::json::parse(in, nullptr, false);
-    if (!doc.is_discarded() && doc.contains("context")) {
-      ceilings_seconds = std::atof(doc["context"].value("ceilings_seconds", "0").c_str());
-      dram = std::atof(doc["context"].value("bandwidth_stream_triad_bytes_per_second", "0").c_str());
-    }
-    if (ceilings_seconds > 0)
-      ceilings_source = "as the last run here took";
-    else if (dram > 0)
-      ceilings_source = fmt::format("their probes' sizes at the last run's triad, {:.1f} GB/s", dram / 1e9);
-  }
+  if (ceilings_seconds > 0)
+    ceilings_source = "as the last run here took";
+  else if (dram > 0)
+    ceilings_source = fmt::format("their probes' sizes at the last run's triad, {:.1f} GB/s", dram / 1e9);
   if (ceilings_seconds <= 0) {
     if (dram <= 0) {
       // A server's DRAM gives each of its cores 2-5 GB/s when all stream at once; 2 is the floor
@@ -130,10 +124,9 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
   for (const auto& [suite, count] : per_suite) suites += fmt::format("{}{} {}", suites.empty() ? "" : ", ", suite, count);
   const double held = run_memory_bytes(request.cases);
   const std::int64_t llc = last_level_cache_bytes(machine);
-  int llc_instances = 1;
-  std::int64_t llc_one = llc;
-  for (const auto& c : machine.caches)
-    if (c.type != "Instruction") llc_instances = std::max(1, c.instances), llc_one = c.bytes;
+  const CacheLevel* last = last_level_cache(machine);
+  const int llc_instances = last ? std::max(1, last->instances) : 1;
+  const std::int64_t llc_one = last ? last->bytes : llc;
 
   plan.lines.push_back(fmt::format("machine: {}{}", machine.cpu_model,
                                    machine.recorded.empty() ? "" : fmt::format(" (recorded: {})", machine.recorded)));
@@ -145,9 +138,7 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
                                    llc_instances, mib(static_cast<double>(llc_one))));
   if (!machine.gpus.empty()) {
     std::string gpus;
-    for (const auto& g : machine.gpus)
-      gpus += fmt::format("{}{} (package {}, NUMA node {})", gpus.empty() ? "" : "; ", g.pci_bus_id,
-                          g.package < 0 ? "?" : std::to_string(g.package), g.numa_nodes.empty() ? "?" : g.numa_nodes);
+    for (const auto& g : machine.gpus) gpus += (gpus.empty() ? "" : "; ") + describe(g);
     plan.lines.push_back(fmt::format("GPUs on PCI: {}", gpus));
   }
   plan.lines.push_back(

@@ -15,9 +15,14 @@ namespace ladder {
 // Benchmark's sizing runs included), plus its verification.
 double prior_case_seconds(int repetitions, double min_time_seconds);
 
-// Each case's wall time in an earlier run of the same profile, from its results file: the sum
-// over its repetitions of iterations x time an iteration; empty where the file cannot be read.
-std::vector<std::pair<std::string, double>> measured_case_seconds(const std::string& results_path);
+// What an earlier run of the same profile took, from its results file (read once): each case's
+// wall time (the largest case_wall_seconds of its timed runs), the ceilings' seconds and the
+// triad bandwidth they measured; empty or 0 where the file does not say.
+struct History {
+  std::map<std::string, double> case_seconds;
+  double ceilings_seconds = 0, triad_bytes_per_second = 0;
+};
+History read_history(const std::string& results_path);
 
 // The ceilings' probes (read sweeps on one core and on all, triad, peaks, overheads), estimated
 // from their sizes at `dram_bytes_per_second` (every size taken at that floor, so too long

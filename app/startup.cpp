@@ -103,10 +103,7 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
                                                      : "instruction"),
                      fmt::format("{} bytes, shared by {} cpus, {} serving the allowed cpus", c.bytes, c.shared_by, c.instances));
   AddCustomContext("last_level_cache_bytes", std::to_string(last_level_cache_bytes(m)));
-  for (std::size_t i = 0; i < m.gpus.size(); ++i)
-    AddCustomContext(fmt::format("gpu_pci_{}", i), fmt::format("{} on package {}, NUMA node {}", m.gpus[i].pci_bus_id,
-                                                               m.gpus[i].package < 0 ? "?" : std::to_string(m.gpus[i].package),
-                                                               m.gpus[i].numa_nodes.empty() ? "?" : m.gpus[i].numa_nodes));
+  for (std::size_t i = 0; i < m.gpus.size(); ++i) AddCustomContext(fmt::format("gpu_pci_{}", i), describe(m.gpus[i]));
   AddCustomContext("hwloc_version", hwloc_version());
   AddCustomContext("hwloc_topology_xml", topology_xml());
   // What one miss brings in: the ladder report's prediction for the loop-order rung.

@@ -79,9 +79,8 @@ std::int64_t ReadBuffers::passes_for_timing(std::int64_t words) { return std::ma
 std::vector<std::int64_t> sweep_sizes(const MachineInfo& machine) {
   // Per thread, on every thread at once: past 4 x the cache one core sees (one instance of the
   // last level), capped as the memory-bound suites' arrays are.
-  std::int64_t one_instance = std::int64_t{64} << 20;
-  for (const auto& c : machine.caches)
-    if (c.type != "Instruction") one_instance = c.bytes;  // sorted by level: the last one stays
+  const CacheLevel* last = last_level_cache(machine);
+  const std::int64_t one_instance = last ? last->bytes : std::int64_t{64} << 20;
   const double top =
       static_cast<double>(large_array_size("full", one_instance, std::max(1, machine.threads), memory_limit().bytes).bytes);
   std::vector<std::int64_t> sizes;

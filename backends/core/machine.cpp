@@ -96,6 +96,14 @@ std::vector<CacheLevel> caches_of(hwloc_topology_t t, hwloc_const_bitmap_t cpus)
   return caches;
 }
 
+std::string list_of(hwloc_const_bitmap_t set) {
+  char* text = nullptr;
+  hwloc_bitmap_list_asprintf(&text, set);
+  std::string list = text ? text : "";
+  std::free(text);
+  return list;
+}
+
 // GPUs as PCI devices (class 03xx, display) of NVIDIA or AMD: found without their drivers.
 std::vector<GpuLocation> gpus_of(hwloc_topology_t t) {
   std::vector<GpuLocation> gpus;
@@ -109,15 +117,18 @@ std::vector<GpuLocation> gpus_of(hwloc_topology_t t) {
       g.package = static_cast<int>(package->os_index);
     else if (near && near->type == HWLOC_OBJ_PACKAGE)
       g.package = static_cast<int>(near->os_index);
-    if (near && near->nodeset && !hwloc_bitmap_iszero(near->nodeset)) {  // all of them where it hangs from the machine
-      char* list = nullptr;
-      hwloc_bitmap_list_asprintf(&list, near->nodeset);
-      g.numa_nodes = list ? list : "";
-      std::free(list);
-    }
+    if (near && near->nodeset && !hwloc_bitmap_iszero(near->nodeset))  // all of them where it hangs from the machine
+      g.numa_nodes = list_of(near->nodeset);
     gpus.push_back(g);
   }
   return gpus;
+}
+
+// "HWLOC_XMLFILE=x.xml": the variable that asks hwloc for a recorded machine; empty where none.
+std::string recorded_topology_variable() {
+  for (const char* variable : {"HWLOC_XMLFILE", "HWLOC_SYNTHETIC"})
+    if (const char* value = std::getenv(variable); value && *value) return fmt::format("{}={}", variable, value);
+  return "";
 }
 
 std::string info_of(hwloc_topology_t t, const char* name) {
@@ -181,13 +192,6 @@ namespace {
 int g_first_package_cores = 0;
 Placement g_placement;  // place_threads's, for machine_info
 
-std::string list_of(hwloc_const_bitmap_t set) {
-  char* text = nullptr;
-  hwloc_bitmap_list_asprintf(&text, set);
-  std::string list = text ? text : "";
-  std::free(text);
-  return list;
-}
 }  // namespace
 
 int first_package_cores() { return g_first_package_cores; }
@@ -204,9 +208,9 @@ Placement place_threads(const PlacementRequest& request) {
   if (request.numa >= 0) {
     const hwloc_obj_t node = hwloc_get_numanode_obj_by_os_index(t, static_cast<unsigned>(request.numa));
     if (!node || !hwloc_bitmap_intersects(node->cpuset, cpus)) {
-      p.error =
-          fmt::format("--numa {}: no such NUMA node among those this process may use ({} node{})", request.numa,
-                      count_within(t, HWLOC_OBJ_NUMANODE, nullptr), count_within(t, HWLOC_OBJ_NUMANODE, nullptr) == 1 ? "" : "s");
+      const int nodes = count_within(t, HWLOC_OBJ_NUMANODE, nullptr);
+      p.error = fmt::format("--numa {}: no such NUMA node among those this process may use ({} node{})", request.numa, nodes,
+                            nodes == 1 ? "" : "s");
       hwloc_bitmap_free(cpus);
       return p;
     }
@@ -263,12 +267,7 @@ Placement place_threads(const PlacementRequest& request) {
     if (!users_threads) omp_set_num_threads(std::max<int>(1, static_cast<int>(places.size())));
     p.threads = omp_get_max_threads();
   }
-  const int packages_used = [&] {
-    int n = 0;
-    for (hwloc_obj_t pkg = nullptr; (pkg = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_PACKAGE, pkg));)
-      n += hwloc_bitmap_intersects(pkg->cpuset, cpus) ? 1 : 0;
-    return std::max(1, n);
-  }();
+  const int packages_used = std::max(1, count_within(t, HWLOC_OBJ_PACKAGE, cpus));
   const std::string where = fmt::format("{} core{} of {} package{} (CPUs {})", cores.size(), cores.size() == 1 ? "" : "s",
                                         packages_used, packages_used == 1 ? "" : "s", list_of(cpus));
   if (users_binding) {
@@ -308,20 +307,22 @@ Placement place_threads(const PlacementRequest& request) {
 }
 
 std::string topology_error() {
-  for (const char* variable : {"HWLOC_XMLFILE", "HWLOC_SYNTHETIC"}) {
-    const char* value = std::getenv(variable);
-    if (!value || !*value) continue;
-    const hwloc_topology_t t = topology();
-    if (!t) return fmt::format("{}={}: hwloc cannot load it", variable, value);
-    if (hwloc_topology_is_thissystem(t))
-      return fmt::format("{}={}: hwloc did not load it (it read this machine instead)", variable, value);
+  const hwloc_topology_t t = topology();
+  if (const std::string asked = recorded_topology_variable(); !asked.empty()) {
+    if (!t) return asked + ": hwloc cannot load it";
+    if (hwloc_topology_is_thissystem(t)) return asked + ": hwloc did not load it (it read this machine instead)";
   }
-  return topology() ? "" : "hwloc cannot read this machine's topology";
+  return t ? "" : "hwloc cannot read this machine's topology";
 }
 
 bool machine_is_recorded() {
   const hwloc_topology_t t = topology();
   return cpu_is_described() || (t && !hwloc_topology_is_thissystem(t));
+}
+
+std::string describe(const GpuLocation& gpu) {
+  return fmt::format("{} on package {}, NUMA node {}", gpu.pci_bus_id, gpu.package < 0 ? "?" : std::to_string(gpu.package),
+                     gpu.numa_nodes.empty() ? "?" : gpu.numa_nodes);
 }
 
 MachineInfo machine_info() {
@@ -340,9 +341,9 @@ MachineInfo machine_info() {
     m.memory_available_bytes = meminfo_bytes("MemAvailable");
     return m;
   }
-  if (!hwloc_topology_is_thissystem(t)) {
-    for (const char* variable : {"HWLOC_XMLFILE", "HWLOC_SYNTHETIC"})
-      if (const char* value = std::getenv(variable); value && *value) m.recorded = fmt::format("{}={}", variable, value);
+  const bool here = hwloc_topology_is_thissystem(t);
+  if (!here) {
+    m.recorded = recorded_topology_variable();
     if (m.recorded.empty()) m.recorded = "a topology that is not this machine's";
     if (!cpu_is_described()) {  // the recorded machine's own identity, where its XML has it
       if (auto brand = info_of(t, "CPUModel"); !brand.empty()) m.cpu_model = brand;
@@ -363,7 +364,7 @@ MachineInfo machine_info() {
   m.caches = caches_of(t, cpus);
   m.gpus = gpus_of(t);
   hwloc_bitmap_free(cpus);
-  if (m.recorded.empty() || m.recorded == "LADDER_TEST_CPU") {
+  if (here) {
     m.memory_total_bytes = meminfo_bytes("MemTotal");
     m.memory_available_bytes = meminfo_bytes("MemAvailable");
   } else {  // a recorded machine's memory is what its topology holds, all of it free
@@ -420,10 +421,15 @@ double cache_line_bytes() {
   return l1 && l1->attr->cache.linesize > 0 ? static_cast<double>(l1->attr->cache.linesize) : 64.0;
 }
 
-std::int64_t last_level_cache_bytes(const MachineInfo& machine) {
+const CacheLevel* last_level_cache(const MachineInfo& machine) {
   const CacheLevel* last = nullptr;
   for (const auto& c : machine.caches)
     if (c.type != "Instruction" && (!last || c.level > last->level)) last = &c;
+  return last;
+}
+
+std::int64_t last_level_cache_bytes(const MachineInfo& machine) {
+  const CacheLevel* last = last_level_cache(machine);
   return last ? last->bytes * std::max(1, last->instances) : std::int64_t{64} << 20;
 }
 

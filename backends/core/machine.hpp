@@ -22,6 +22,8 @@ struct GpuLocation {
   int package = -1;        // -1: not attached below one package
   std::string numa_nodes;  // "0", "0-1"; empty where the topology does not say
 };
+// "0000:17:00.0 on package 0, NUMA node 0" ("?" for what the topology does not say).
+std::string describe(const GpuLocation& gpu);
 
 // The machine as hwloc describes it (sockets, NUMA nodes, cores, caches, GPUs on PCI), with the
 // CPU's identity and ISA from cpuid. HWLOC_XMLFILE or HWLOC_SYNTHETIC (hwloc's own variables) and
@@ -87,6 +89,9 @@ double max_clock_mhz();
 // apart ("amd-epyc-zen4-2c-on-1"): it measured a smaller machine.
 std::string machine_id(const MachineInfo& info);
 
+// The last level of data (or unified) cache: one instance's size, its instances; null where no
+// cache is described.
+const CacheLevel* last_level_cache(const MachineInfo& machine);
 // The bytes of the last-level cache serving the CPUs this process may run on: one instance's
 // size times the instances (a 2-socket EPYC 9965 running on every core has 24 x 32 MiB);
 // 64 MiB where no cache is described.

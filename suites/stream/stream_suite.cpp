@@ -17,16 +17,14 @@
 namespace ladder {
 namespace {
 
-// One set of arrays per element type for the whole run: 3 × 4 × LLC bytes is too much to
-// allocate and fault in again on every call Google Benchmark makes.
 // The one-socket triad: the threads of the first package only (place_threads binds thread t to
 // the t-th core, one package's cores first), on arrays they first touched, so on its memory.
 constexpr const char* kOneSocketTriad = "triad-one-socket";
 
 // One set of arrays per element type for the whole run: 3 × 4 × LLC bytes is too much to
 // allocate and fault in again on every call Google Benchmark makes. Made anew for another thread
-// count: the threads that use the pages touch them first (stream::initialise), so that they lie
-// on those threads' NUMA nodes.
+// count: the threads that use the pages touch them first (run_stream_case's stream::initialise),
+// so that they lie on those threads' NUMA nodes.
 template <class T>
 struct StreamBuffers {
   AlignedBuffer<T> a, b, c;
@@ -43,7 +41,6 @@ StreamBuffers<T>& buffers(std::int64_t n, int threads) {
   if (!cached || cached->arrays.n != n || cached->threads != threads) {
     cached.reset();  // the old arrays go before the new are faulted in
     cached = std::make_unique<StreamBuffers<T>>(n, threads);
-    stream::initialise(cached->arrays);
   }
   return *cached;
 }

@@ -61,8 +61,8 @@ def topology_facts(machine):
                         nodeset = int(parent.get("nodeset"), 16)
                         nodes = [str(i) for i in range(64) if nodeset >> i & 1]
                         gpus.append(
-                            f"{device.get('pci_busid')} (package {package.get('os_index')}, NUMA node "
-                            f"{nodes[0] if len(nodes) == 1 else nodes[0] + '-' + nodes[-1]})"
+                            f"{device.get('pci_busid')} on package {package.get('os_index')}, NUMA node "
+                            f"{nodes[0] if len(nodes) == 1 else nodes[0] + '-' + nodes[-1]}"
                         )
         return {
             "llc": sum(sizes),
@@ -205,7 +205,7 @@ def self_test():
         "cores": 384,
         "pus": 768,
         "memory": 1536 << 30,
-        "gpus": "0000:17:00.0 (package 0, NUMA node 0)",
+        "gpus": "0000:17:00.0 on package 0, NUMA node 0",
     }
     good = "\n".join(
         [
@@ -216,7 +216,7 @@ def self_test():
             "cases: 3 (gemm 1, stream 2)",
             "last-level cache of the CPUs that run: 768 MiB (24 x 32 MiB)",
             "threads: 384 on 384 cores",
-            "GPUs on PCI: 0000:17:00.0 (package 0, NUMA node 0)",
+            "GPUs on PCI: 0000:17:00.0 on package 0, NUMA node 0",
             "large arrays: 3072 MiB each (4 x the last-level cache)",
             "memory held at once: 40.0 GiB of 1200.0 GiB usable (x)",
             "plan: quick profile, 2 cases, 40.0 GiB held at once, 768 threads, about 4 min 10 s",
@@ -235,7 +235,7 @@ def self_test():
         "no one-socket triad on two sockets": ("  stream/triad-one-socket/f64/n:1  1 MiB  0.5 s\n", ""),
         "a rung of an ISA the CPU lacks": ("gemm/avx2/f32", "gemm/amx/bf16"),
         "over the quick budget": ("about 4 min 10 s", "about 12 min 00 s"),
-        "a GPU placed on the wrong node": ("(package 0, NUMA node 0)", "(package 1, NUMA node 1)"),
+        "a GPU placed on the wrong node": ("on package 0, NUMA node 0", "on package 1, NUMA node 1"),
     }
     for what, (old, new) in broken.items():
         assert old in good, what
