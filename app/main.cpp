@@ -231,10 +231,12 @@ int run(int argc, char** argv) {
   want.setup_seconds = progress.elapsed_seconds();
   const Plan plan = make_plan(machine, want);
   if (opt.plan) {
-    fmt::print("  {:<44} {:>9} {:>9}\n", "case", "memory", "estimate");
-    for (const auto& line : plan.case_lines) fmt::print("{}\n", line);
-    for (const auto& line : plan.lines) fmt::print("{}\n", line);
-    fmt::print("{}\n", plan.summary);
+    // Through the console: on a terminal the case rows clipped and the prose wrapped to its width.
+    std::string rows = fmt::format("  {:<44} {:>9} {:>9}\n", "case", "memory", "estimate");
+    for (const auto& line : plan.case_lines) rows += line + "\n";
+    console.table(stdout, rows);
+    for (const auto& line : plan.lines) console.always(stdout, line + "\n");
+    console.always(stdout, plan.summary + "\n");
     return 0;
   }
   progress.planned(plan.case_seconds);

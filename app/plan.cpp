@@ -136,11 +136,7 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
                                    gib(static_cast<double>(machine.memory_total_bytes))));
   plan.lines.push_back(fmt::format("last-level cache of the CPUs that run: {} ({} x {})", mib(static_cast<double>(llc)),
                                    llc_instances, mib(static_cast<double>(llc_one))));
-  if (!machine.gpus.empty()) {
-    std::string gpus;
-    for (const auto& g : machine.gpus) gpus += (gpus.empty() ? "" : "; ") + describe(g);
-    plan.lines.push_back(fmt::format("GPUs on PCI: {}", gpus));
-  }
+  for (const auto& g : machine.gpus) plan.lines.push_back("GPU on PCI: " + describe(g));  // one a line: 8 fit no line
   plan.lines.push_back(
       fmt::format("threads: {} on {} core{}", machine.threads, machine.allowed_cores, machine.allowed_cores == 1 ? "" : "s"));
   plan.lines.push_back(fmt::format("placement: {}", machine.placement));

@@ -268,18 +268,20 @@ Placement place_threads(const PlacementRequest& request) {
     p.threads = omp_get_max_threads();
   }
   const int packages_used = std::max(1, count_within(t, HWLOC_OBJ_PACKAGE, cpus));
-  const std::string where = fmt::format("{} core{} of {} package{} (CPUs {})", cores.size(), cores.size() == 1 ? "" : "s",
-                                        packages_used, packages_used == 1 ? "" : "s", list_of(cpus));
+  const auto counted = [](std::size_t n, const std::string& what) { return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s"); };
+  const std::string place = request.smt ? "hardware thread" : "core";
+  const std::string threads = counted(static_cast<std::size_t>(p.threads), "thread");
+  const std::string where = fmt::format("{} of {} (CPUs {})", counted(cores.size(), "core"),
+                                        counted(static_cast<std::size_t>(packages_used), "package"), list_of(cpus));
   if (users_binding) {
-    p.description = fmt::format("{} threads on {}; placed by OMP_PROC_BIND={} (yours)", p.threads, where, user_bind);
+    p.description = fmt::format("{} on {}; placed by OMP_PROC_BIND={} (yours)", threads, where, user_bind);
   } else if (here && p.threads > static_cast<int>(places.size())) {
     // More threads than places (OMP_NUM_THREADS): they share the cores as the OS sees fit; far
     // more are refused before anything runs (main.cpp), never started here.
-    p.description = fmt::format("{} threads (OMP_NUM_THREADS) on {}: more than its {} {}s, so not bound", p.threads, where,
-                                places.size(), request.smt ? "hardware thread" : "core");
+    p.description =
+        fmt::format("{} (OMP_NUM_THREADS) on {}: more than its {}, so not bound", threads, where, counted(places.size(), place));
   } else if (!here) {
-    p.description = fmt::format("{} threads on {}, bound one a {} (a recorded machine)", p.threads, where,
-                                request.smt ? "hardware thread" : "core");
+    p.description = fmt::format("{} on {}, bound one a {} (a recorded machine)", threads, where, place);
   } else {
     // Thread i to place i: the pages each thread first touches then stay on its socket. The main
     // thread (thread 0) is left unbound, with place 0 free for it: what it starts (a Python rung's
@@ -289,8 +291,7 @@ Placement place_threads(const PlacementRequest& request) {
       const int i = omp_get_thread_num();
       if (i > 0) hwloc_set_cpubind(t, places[static_cast<std::size_t>(i)], HWLOC_CPUBIND_THREAD);
     }
-    p.description = fmt::format("{} thread{} on {}, bound one a {}, the main thread free", p.threads, p.threads == 1 ? "" : "s",
-                                where, request.smt ? "hardware thread" : "core");
+    p.description = fmt::format("{} on {}, bound one a {}, the main thread free", threads, where, place);
   }
   // The first package's cores among those bound: the one-socket STREAM's threads.
   if (!users_binding && packages_used > 1) {

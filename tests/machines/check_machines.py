@@ -154,8 +154,9 @@ def check_plan(plan, facts, flags, profile, smt=False):
     sockets = facts["packages"] > 1
     if sockets != bool(re.search(r"^  stream/triad-one-socket/", plan, re.M)) and "stream" in line["cases"]:
         problems.append(f"{facts['packages']} package(s) and the one-socket triad {'not ' if sockets else ''}planned")
-    if line.get("GPUs on PCI", "") != facts["gpus"]:
-        problems.append(f"GPUs found: '{line.get('GPUs on PCI', '')}', the machine has '{facts['gpus']}'")
+    found = "; ".join(row.partition(": ")[2] for row in plan.splitlines() if row.startswith("GPU on PCI: "))
+    if found != facts["gpus"]:
+        problems.append(f"GPUs found: '{found}', the machine has '{facts['gpus']}'")
     for name in re.findall(r"^  (\S+/\S+)", plan, re.M):
         for isa, flag in ISA_OF_NAME:
             if isa in name.split("/")[1] and flag not in flags:
@@ -216,7 +217,7 @@ def self_test():
             "cases: 3 (gemm 1, stream 2)",
             "last-level cache of the CPUs that run: 768 MiB (24 x 32 MiB)",
             "threads: 384 on 384 cores",
-            "GPUs on PCI: 0000:17:00.0 on package 0, NUMA node 0",
+            "GPU on PCI: 0000:17:00.0 on package 0, NUMA node 0",
             "large arrays: 3072 MiB each (4 x the last-level cache)",
             "memory held at once: 40.0 GiB of 1200.0 GiB usable (x)",
             "plan: quick profile, 2 cases, 40.0 GiB held at once, 768 threads, about 4 min 10 s",
