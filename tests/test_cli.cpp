@@ -281,7 +281,8 @@ TEST(Cli, AnUnavailableRungAloneIsRefusedWithItsReason) {
 
 TEST(Cli, ARecordedMachineIsPlannedNeverMeasured) {
   const std::string zen3 = fmt::format(
-      "env -u OMP_NUM_THREADS -u OMP_PROC_BIND LADDER_TEST_CPU='{}/tests/machines/amd-epyc-zen3-2vcpu.machine' HWLOC_SYNTHETIC="
+      "env -u OMP_NUM_THREADS -u OMP_PROC_BIND -u HWLOC_FSROOT -u HWLOC_THISSYSTEM "
+      "LADDER_TEST_CPU='{}/tests/machines/amd-epyc-zen3-2vcpu.machine' HWLOC_SYNTHETIC="
       "'pack:1 [numa(memory=8589934592)] l3:1(size=33554432) l2:2(size=524288) core:1 pu:1' "
       "LADDER_PYTHON=/bin/false",
       LADDER_SOURCE_DIR);

@@ -105,7 +105,16 @@ def topology_facts(machine):
 def run(exe, machine_path, *args):
     machine = read_machine(machine_path)
     # What the plan must show comes from the machine, not from this shell's OpenMP settings.
-    own = ("HWLOC_XMLFILE", "HWLOC_SYNTHETIC", "OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "LADDER_MAX_ISA")
+    own = (
+        "HWLOC_XMLFILE",
+        "HWLOC_SYNTHETIC",
+        "HWLOC_FSROOT",
+        "HWLOC_THISSYSTEM",
+        "OMP_NUM_THREADS",
+        "OMP_PROC_BIND",
+        "OMP_PLACES",
+        "LADDER_MAX_ISA",
+    )
     env = {k: v for k, v in os.environ.items() if k not in own}
     env.update(machine["env"], LADDER_TEST_CPU=str(machine_path), LADDER_PYTHON="/bin/false")
     result = subprocess.run([exe, *args], env=env, capture_output=True, text=True, timeout=120)
