@@ -155,10 +155,10 @@ TEST_F(SmokeRun, EveryCaseHasItsSuitesCountersAndNoError) {
       if (rung.rfind("torch-compile", 0) == 0 && std::string(counter).rfind("op/", 0) == 0) continue;
       EXPECT_TRUE(b.contains(counter)) << name << " lacks " << counter;
     }
-    EXPECT_GT(b["iterations"].get<double>(), 0) << name;
+    EXPECT_GT(b.value("iterations", 0.0), 0) << name;
     if (suite == "gemm") {
       gemm_rungs.insert(rung);
-      EXPECT_GT(b["flops"].get<double>(), 0) << name;
+      EXPECT_GT(b.value("flops", 0.0), 0) << name;
       const std::string label = b.value("label", "");
       EXPECT_NE(label.find("-bound"), std::string::npos) << name << " has no regime in its label: " << label;
     }

@@ -160,39 +160,40 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
     if (!verified("a call after timing left a wrong output: ")) return;
   }
   // A kernel that skips its work when C already holds a result times far below what it costs, and
-  // at small sizes stays under the impossible rate (the call's own cost hides it): calls that each
-  // start from a poisoned C, timed one by one, must not be much slower than the timed ones.
+  // at small sizes stays under the impossible rate (the call's own cost hides it): a call that
+  // starts from a poisoned C must not be much slower than one that starts from a computed C.
+  // The two kinds alternate, timed one by one, and the fastest of each counts: a lazy kernel's
+  // every poisoned call computes, while on a busy machine a woken thread pool or a preemption
+  // slows calls by milliseconds for a while (CI's 2 cores, another test's threads: the poisoned
+  // calls, timed after the loop, read 6.5 ms against the loop's 0.8 ms), which alternating
+  // shares between both kinds.
   if (const double per_call = loop_seconds / static_cast<double>(std::max<std::int64_t>(1, state.iterations()));
       !rung.self_timed && rung.threading != Threading::device && state.iterations() > 1 && per_call < 1e-3) {
-    // Each call timed on its own carries the clock's cost (tens of ns, a whole n = 1 call), which
-    // is measured and taken off; a few tens of ns more are allowed, under which no skipped work
-    // shows. The fastest of the calls counts, in two rounds: a lazy kernel's every call computes,
-    // while on a busy machine a woken thread pool or a preemption slows some calls by milliseconds
-    // (onednn-bf16 at n = 32 read 8 ms against 0.8 ms, its median, with 47% of the CPUs taken).
-    const int calls = std::clamp(static_cast<int>(0.01 / std::max(per_call, 1e-9)), 11, 101);
-    const auto fastest_seconds = [calls](const auto& timed) {
-      double fastest = std::numeric_limits<double>::infinity();
-      for (int k = 0; k < calls; ++k) fastest = std::min(fastest, timed());
-      return fastest;
-    };
-    const double clock_cost = fastest_seconds([] {
-      const auto t0 = std::chrono::steady_clock::now();
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    });
-    const auto honest_call = [&] {
-      poison();
+    const int pairs = std::clamp(static_cast<int>(0.005 / std::max(per_call, 1e-9)), 11, 101);
+    const auto timed_run = [&] {
       const auto t0 = std::chrono::steady_clock::now();
       kernel->run();
       benchmark::ClobberMemory();
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
-    const double most = kLazyFactor * per_call + kLazySlackSeconds;
-    double honest = fastest_seconds(honest_call) - clock_cost;
-    if (honest > most) honest = fastest_seconds(honest_call) - clock_cost;  // a second round before judging
-    if (honest > most) {
-      state.SkipWithError(fmt::format("the fastest of {} calls from a poisoned C took {:.3g} us, the timed calls {:.3g} us "
-                                      "each: it skips work when its output already looks done",
-                                      calls, honest * 1e6, per_call * 1e6)
+    double computed = std::numeric_limits<double>::infinity();
+    double poisoned = std::numeric_limits<double>::infinity();
+    const auto alternate = [&] {
+      for (int k = 0; k < pairs; ++k) {
+        computed = std::min(computed, timed_run());
+        poison();
+        poisoned = std::min(poisoned, timed_run());
+      }
+    };
+    // The clock's own cost (tens of ns, a whole n = 1 call) is in both; a few tens of ns more are
+    // allowed, under which no skipped work shows.
+    const auto lazy = [&] { return poisoned > kLazyFactor * computed + kLazySlackSeconds; };
+    alternate();
+    if (lazy()) alternate();  // a second round before judging
+    if (lazy()) {
+      state.SkipWithError(fmt::format("the fastest of {} calls from a poisoned C took {:.3g} us, of calls from a "
+                                      "computed C {:.3g} us: it skips work when its output already looks done",
+                                      2 * pairs, poisoned * 1e6, computed * 1e6)
                               .c_str());
       return;
     }
