@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "ladder_table.hpp"
+#include "benchmark_compat.hpp"
 #include "repetitions.hpp"
 #include "roofs/regime.hpp"
 

@@ -11,10 +11,8 @@
 
 #include "progress.hpp"
 
-#include "core/registry.hpp"
-#include "gemm/gemm_suite.hpp"
-#include "ladder_table.hpp"
-#include "model/model_suite.hpp"
+#include "run_reading.hpp"
+#include "suite.hpp"
 
 namespace ladder {
 
@@ -27,24 +25,43 @@ void print_titled(Console& console, const std::string& title, const std::string&
 }
 }  // namespace
 
-void print_console_reports(const std::vector<benchmark::BenchmarkReporter::Run>& runs, const Ceilings& ceilings,
-                           const std::string& profile, Console& console) {
-  const auto print_section = [&console](const std::string& title, const std::string& body) {
-    print_titled(console, title, body);
-  };
-  const std::int64_t ladder_n = profile == "ladder" ? kCommonSize : kLadderSize;
-  if (auto rows = ladder_rows(registry(), runs, ladder_n); !rows.empty())
-    print_section(fmt::format("The ladder (gemm, C = A*B, n = {} or the rung's cap; % of this machine's measured peak; "
-                              "rel error: relative L2 error against a double-precision product, what the number format costs)",
-                              ladder_n),
-                  format_ladder(rows));
-  print_section("Head to head, same run:", format_ratios(runs));
-  if (auto ops = format_model_ops(runs); !ops.empty()) print_section("The model, by operation:", ops + model_memory_table());
-  print_section("The model against resolution (time per pass grows as (HW)^2 once the volumes dominate):",
-                format_model_sweep(runs));
-  print_section("The roofline sweep against the ceilings:", format_roofline_summary(runs, ceilings));
+void print_console_reports(const std::vector<Run>& runs, const Ceilings& ceilings, const std::string& profile, Console& console) {
+  const ReportRequest request{runs, ceilings, profile};
+  for (const Suite& suite : suites())
+    if (suite.report)
+      for (const ReportSection& section : suite.report(request)) print_titled(console, section.title, section.body);
   if (const std::string check = format_roof_check(runs); !check.empty())
     console.always(stdout, "\nEach case against its roof (roof_fraction, medians):\n" + check);
+}
+
+std::string format_roof_check(const std::vector<Run>& runs) {
+  int figures = 0, above = 0;
+  double largest = 0;
+  std::string where;
+  for (const auto& [key, run] : representative_runs(runs)) {
+    if (run_failed(*run)) continue;
+    const std::string& case_name = run->run_name.function_name;
+    for (const auto& [name, value] : run->counters) {
+      const bool whole = name == "roof_fraction";
+      if (!whole && !(name.rfind("op/", 0) == 0 && name.ends_with("/roof_fraction"))) continue;
+      ++figures;
+      above += value > 1.0;
+      if (value > largest) {
+        largest = value;
+        where = whole ? case_name : case_name + " " + name.substr(3, name.size() - 3 - std::string("/roof_fraction").size());
+      }
+    }
+  }
+  if (figures == 0) return "";
+  if (above == 0)
+    return fmt::format("  all {} figures at or below their roof (the closest: {:.2f}, {})\n", figures, largest, where);
+  return fmt::format(
+      "  {} of {} figures above their roof (the largest: {:.2f}, {}). Each roof is a lower bound on the time, from "
+      "ceilings measured before the cases and, for a GEMM rung, its traffic model: above 1 means the machine moved in "
+      "between (a shared VM's memory bandwidth, clock or fork cost) or the model counted bytes from a slower level than "
+      "the caches served them from (a working set near a level's size), not a case beating its roof. Compare the "
+      "repetitions, or run again.\n",
+      above, figures, largest, where);
 }
 
 std::string closing_lines(const ClosingFacts& facts) {
@@ -63,7 +80,8 @@ std::string closing_lines(const ClosingFacts& facts) {
   const std::string& path = *facts.results_path;
   out += fmt::format("Results: {}\nNext:\n", path);
   const std::string report = ".venv/bin/python scripts/report.py";
-  if (facts.gemm_ran) out += fmt::format("  {} ladder {}\n      the ladder report: each rung's speed and why\n", report, path);
+  for (const ReportCommand& command : facts.report_commands)
+    out += fmt::format("  {} {} {}\n      {}\n", report, command.subcommand, path, command.what);
   if (facts.previous_run)
     out += fmt::format("  {} compare {} {}\n      against this machine's previous run, case by case\n", report,
                        *facts.previous_run, path);
@@ -108,10 +126,14 @@ int count_cases(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
   return static_cast<int>(names.size());
 }
 
-bool any_gemm_case(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
+std::vector<ReportCommand> report_commands(const std::vector<Run>& runs) {
+  std::set<std::string> ran;
   for (const auto& run : runs)
-    if (run.run_name.function_name.rfind("gemm/", 0) == 0) return true;
-  return false;
+    if (const CaseAxes* axes = axes_of(run)) ran.insert(axes->suite);
+  std::vector<ReportCommand> commands;
+  for (const Suite& suite : suites())
+    if (!suite.report_command.subcommand.empty() && ran.count(suite.name)) commands.push_back(suite.report_command);
+  return commands;
 }
 
 }  // namespace ladder

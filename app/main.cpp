@@ -22,7 +22,7 @@
 #include "core/machine.hpp"
 #include "core/registry.hpp"
 #include "every_device.hpp"
-#include "ladder_table.hpp"
+#include "benchmark_compat.hpp"
 #include "options.hpp"
 #include "plan.hpp"
 #include "progress.hpp"
@@ -271,6 +271,7 @@ int run(int argc, char** argv) {
   for (const auto& warning : startup_noise_warnings(before, sample_cpu(), machine.logical_cpus, machine.threads))
     console.say(stderr, fmt::format("ladderbench: warning: {}\n", warning));
   add_context(machine, ceilings, profile);
+  benchmark::AddCustomContext("case_axes", case_axes_json(cases));
   for (const auto& note : array_cap_notes()) benchmark::AddCustomContext("array_size_capped", note);
   benchmark::AddCustomContext("ceilings_seconds", fmt::format("{:.1f}", ceilings_seconds));
   RepetitionPolicy policy;
@@ -327,7 +328,7 @@ int run(int argc, char** argv) {
   closing.cases = count_cases(reporter.runs());
   closing.failed = failed;
   closing.seconds = progress.elapsed_seconds();
-  closing.gemm_ran = any_gemm_case(reporter.runs());
+  closing.report_commands = report_commands(reporter.runs());
   console.always(stdout, closing_lines(closing));
   return failed > 0 ? kRunError : status;
 }

@@ -8,9 +8,8 @@
 #include <regex>
 
 #include "console.hpp"
-#include "gemm/gemm_suite.hpp"
-#include "ladder_table.hpp"
-#include "model/model.hpp"
+#include "benchmark_compat.hpp"
+#include "core/text.hpp"
 #include "suite.hpp"
 
 namespace ladder {
@@ -278,8 +277,6 @@ Options parse_options(int argc, char** argv) {
       }
     } else if (name == "--model") {
       o.model_config = take_value();
-      std::string error;
-      if (!model::parse_config(*o.model_config, error)) usage_error(error);
     } else if (name == "--profile") {
       o.profile = take_value();
       if (o.profile != "quick" && o.profile != "full" && o.profile != "smoke" && o.profile != "ladder")
@@ -323,7 +320,19 @@ Options parse_options(int argc, char** argv) {
   // (repetitions.hpp), unless the repetitions or the sizes are asked for; the tables use medians.
   if (!o.user_repetitions && (o.profile == "full" || o.profile == "ladder") && !o.sizes) o.adaptive = true;
   // The ladder profile is the GEMM ladder's table; the other suites come only when asked for.
-  if (o.profile == "ladder" && o.suites.empty()) o.suites.insert(std::string(kGemmSuite));
+  if (o.profile == "ladder" && o.suites.empty())
+    for (const Suite& suite : suites())
+      if (suite.ladder_profile) o.suites.insert(suite.name);
+  // What a suite cannot take of the command line (a model configuration it cannot build).
+  SuiteRequest request;
+  request.profile = o.profile;
+  request.sizes = o.sizes;
+  request.rungs = o.rungs;
+  request.uncapped = o.uncapped;
+  request.model_config = o.model_config;
+  for (const Suite& suite : suites())
+    if (suite.check)
+      if (const std::string error = suite.check(request); !error.empty()) usage_error(error);
   return o;
 }
 

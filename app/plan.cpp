@@ -22,9 +22,6 @@ std::string mib(double bytes) {
 
 std::string short_duration(double seconds) { return seconds < 10 ? fmt::format("{:.1f} s", seconds) : format_duration(seconds); }
 
-// The suite of a case name: "gemm/avx2/f32/n:1024" -> "gemm".
-std::string suite_of(const std::string& name) { return name.substr(0, name.find('/')); }
-
 }  // namespace
 
 double prior_case_seconds(int repetitions, double min_time_seconds) { return repetitions * min_time_seconds * 1.3 + 0.2; }
@@ -96,7 +93,7 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
     plan.case_seconds[c.name] = seconds;  // the first round's
     seconds *= 1 + request.extra_rounds_share;
     cases_seconds += seconds;
-    ++per_suite[suite_of(c.name)];
+    ++per_suite[c.axes.suite];
     plan.case_lines.push_back(
         fmt::format("  {:<44} {:>9} {:>9}", c.name, c.memory_bytes > 0 ? mib(c.memory_bytes) : "-", short_duration(seconds)));
   }

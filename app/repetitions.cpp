@@ -8,7 +8,7 @@
 #include <numeric>
 
 #include "core/statistics.hpp"
-#include "ladder_table.hpp"
+#include "benchmark_compat.hpp"
 
 namespace ladder {
 

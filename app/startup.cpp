@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -11,8 +13,8 @@
 
 #include "core/gpu_telemetry.hpp"
 #include "core/registry.hpp"
-#include "gemm/gemm_suite.hpp"
 #include "roofs/regime.hpp"
+#include "run_reading.hpp"
 #include "suite.hpp"
 
 namespace ladder {
@@ -119,26 +121,20 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
   AddCustomContext("regime_codes", regime_codes());
   for (const Suite& suite : suites())
     if (suite.context)
-      for (const auto& [key, value] : suite.context()) AddCustomContext(key, value);
-  // The ladder's own description, so that report tools read it from the results, not a list.
-  std::string order;  // context keys come out sorted by name: the ladder's order needs its own entry
-  for (const auto& rung : registry().gemm) {
-    AddCustomContext("rung/" + rung.name, rung.mechanism + ": " + rung.summary);
-    AddCustomContext("rung_where/" + rung.name, std::string(threading_name(rung.threading)));
-    if (!rung.parent.empty()) AddCustomContext("rung_parent/" + rung.name, rung.parent);
-    // Its traffic model's terms by number (a case's traffic_term counter; 0: the compulsory bytes).
-    AddCustomContext("rung_traffic/" + rung.name + "/0", "A and B read once, C written once");
-    if (rung.traffic)
-      for (std::size_t i = 0; const TrafficTerm& term : rung.traffic(1024, 1))
-        AddCustomContext(fmt::format("rung_traffic/{}/{}", rung.name, ++i), term.what);
-    if (const GemmUnit unit = gemm_unit(rung, ceilings); !unit.name.empty()) {
-      AddCustomContext("rung_unit/" + rung.name, unit.name);
-      AddCustomContext("rung_unit_peak_flops/" + rung.name, fmt::format("{:.6g}", unit.peak));
-    }
-    order += (order.empty() ? "" : ",") + rung.name;
-  }
-  AddCustomContext("ladder_order", order);
+      for (const auto& [key, value] : suite.context(ceilings)) AddCustomContext(key, value);
+  AddCustomContext("noisy_cv", fmt::format("{:g}", kNoisyCv));
   if (const char* fixed = std::getenv("LADDER_ENVIRONMENT_FIXED")) AddCustomContext("environment_fixed", fixed);
+}
+
+std::string case_axes_json(const std::vector<BenchmarkCase>& cases) {
+  nlohmann::json axes = nlohmann::json::object();
+  for (const BenchmarkCase& c : cases)
+    axes[c.name] = {{"suite", c.axes.suite},
+                    {"rung", c.axes.rung},
+                    {"dtype", c.axes.dtype},
+                    {"size_axis", c.axes.size_axis},
+                    {"size", c.axes.size}};
+  return axes.dump();
 }
 
 std::vector<PeakPair> peak_pairs(const Ceilings& c) {

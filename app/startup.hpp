@@ -8,6 +8,7 @@
 #include "roofs/ceilings.hpp"
 #include "core/load.hpp"
 #include "core/machine.hpp"
+#include "suite.hpp"
 
 namespace ladder {
 
@@ -27,6 +28,11 @@ void print_list();
 void start_gpu_telemetry();
 
 void add_context(const MachineInfo& machine, const Ceilings& ceilings, const std::string& profile);
+
+// The context's case_axes: every case of the run by its name, with its suite, rung, dtype,
+// size_axis and size, as one JSON object (the report tools read a case's axes from it, never
+// from its name).
+std::string case_axes_json(const std::vector<BenchmarkCase>& cases);
 
 // The peaks a noisy machine contradicts: one core's and all cores' per dtype measured.
 std::vector<PeakPair> peak_pairs(const Ceilings& ceilings);

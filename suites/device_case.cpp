@@ -11,9 +11,8 @@ std::string device_pci_bus_id() { return cuda::pci_bus_id(); }
 int device_count() { return cuda::device_count(); }
 int selected_device() { return cuda::device_index(); }
 
-BenchmarkCase device_case(std::string name, std::function<void(benchmark::State&)> body) {
-  BenchmarkCase c;
-  c.name = std::move(name);
+BenchmarkCase device_case(CaseAxes axes, std::function<void(benchmark::State&)> body) {
+  BenchmarkCase c = case_with_axes(std::move(axes));
   c.timing = Timing::manual;
   c.on_device = true;
   c.body = [body](benchmark::State& state) {

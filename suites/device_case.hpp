@@ -25,6 +25,6 @@ void timed_loop(benchmark::State& state, cuda::DeviceTimer& timer, Body body) {
   }
 }
 
-BenchmarkCase device_case(std::string name, std::function<void(benchmark::State&)> body);
+BenchmarkCase device_case(CaseAxes axes, std::function<void(benchmark::State&)> body);
 
 }  // namespace ladder

@@ -36,8 +36,31 @@ SuiteRung device_rung(std::string name, std::string dtype, std::string summary) 
   return {std::move(name), std::move(dtype), "GPU", "", std::move(summary), device_unavailable_reason};
 }
 
-std::string case_name(std::string_view suite, std::string_view rung, std::string_view dtype, std::string_view size) {
-  return fmt::format("{}/{}/{}/{}", suite, rung, dtype, size);
+std::string case_name(const CaseAxes& axes) {
+  return fmt::format("{}/{}/{}/{}:{}", axes.suite, axes.rung, axes.dtype, axes.size_axis, axes.size);
+}
+
+BenchmarkCase case_with_axes(CaseAxes axes) {
+  BenchmarkCase c;
+  c.name = case_name(axes);
+  c.axes = std::move(axes);
+  return c;
+}
+
+namespace {
+std::mutex g_axes_mutex;
+std::map<std::string, CaseAxes, std::less<>> g_axes;
+}  // namespace
+
+void record_axes(const std::vector<BenchmarkCase>& cases) {
+  std::lock_guard lock(g_axes_mutex);
+  for (const BenchmarkCase& c : cases) g_axes.try_emplace(c.name, c.axes);
+}
+
+const CaseAxes* registered_axes(const std::string& name) {
+  std::lock_guard lock(g_axes_mutex);
+  const auto it = g_axes.find(name);
+  return it == g_axes.end() ? nullptr : &it->second;  // entries are never erased: the pointer stays valid
 }
 
 bool rung_requested(const SuiteRequest& request, const std::string& rung) {
@@ -138,6 +161,7 @@ void set_telemetry_counters(benchmark::State& state, const telemetry::Summary& s
 void register_cases(const std::vector<BenchmarkCase>& cases, const std::function<void(const BenchmarkCase&)>& on_first_call,
                     int repetitions) {
   benchmark::ClearRegisteredBenchmarks();
+  record_axes(cases);
   for (const BenchmarkCase& c : cases) {
     auto started = std::make_shared<std::optional<std::chrono::steady_clock::time_point>>();
     auto* b = benchmark::RegisterBenchmark(c.name.c_str(), [c, started, on_first_call](benchmark::State& state) {

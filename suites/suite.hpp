@@ -26,8 +26,23 @@ enum class Timing {
   manual,  // the body reports each iteration's time (self-timed external processes)
 };
 
+// What a case measures, as data: the results carry it (the context's case_axes) and the reports
+// read it, so that no one parses a case's name back into its parts.
+struct CaseAxes {
+  std::string suite, rung, dtype;
+  std::string size_axis;  // what the size counts: n (a matrix's side, an array's elements), k, bytes, ops, tokens, side
+  std::int64_t size = 0;
+  CaseAxes() = default;
+  CaseAxes(std::string_view suite, std::string_view rung, std::string_view dtype, std::string_view size_axis, std::int64_t size)
+      : suite(suite), rung(rung), dtype(dtype), size_axis(size_axis), size(size) {}
+};
+
+// A case's name, made from its axes: <suite>/<rung>/<dtype>/<size_axis>:<size> ("gemm/avx512/f32/n:1024").
+std::string case_name(const CaseAxes& axes);
+
 struct BenchmarkCase {
-  std::string name;
+  std::string name;  // case_name(axes)
+  CaseAxes axes;
   std::function<void(benchmark::State&)> body;
   Timing timing = Timing::wall;
   double memory_bytes = 0;         // what the case allocates while it runs, freed after it
@@ -68,9 +83,12 @@ struct SuiteRequest {
   std::function<double()> device_usable_bytes = [] { return 0.0; };
 };
 
-// A case's name: <suite>/<rung>/<dtype>/<size> ("gemm/avx512/f32/n:1024"); the report tools
-// split it back into these parts.
-std::string case_name(std::string_view suite, std::string_view rung, std::string_view dtype, std::string_view size);
+// A case with its axes and the name made from them; the rest is the suite's to fill.
+BenchmarkCase case_with_axes(CaseAxes axes);
+// The axes of a case registered in this process (register_cases records them), looked up by its
+// name; null for a name never registered.
+void record_axes(const std::vector<BenchmarkCase>& cases);
+const CaseAxes* registered_axes(const std::string& name);
 
 // One rung of a suite, as --list, --help, --rungs and the error messages know it.
 struct SuiteRung {
@@ -82,6 +100,23 @@ struct SuiteRung {
   std::function<std::string()> unavailable_reason = [] { return std::string(); };  // empty: available
 };
 
+// What a suite's console report reads: the runs that went to the results file, the ceilings
+// measured before them, and the profile.
+struct ReportRequest {
+  const std::vector<benchmark::BenchmarkReporter::Run>& runs;
+  const Ceilings& ceilings;
+  std::string profile;
+};
+// One titled table of a suite's report; an empty body is not shown.
+struct ReportSection {
+  std::string title, body;
+};
+// A report.py subcommand that reads a suite's results, offered at the end of a run it took part in.
+struct ReportCommand {
+  std::string subcommand, what;
+};
+using ContextEntries = std::vector<std::pair<std::string, std::string>>;
+
 struct Suite {
   std::string name;
   std::string summary;  // one line, for --help
@@ -91,7 +126,16 @@ struct Suite {
   // (the model sweep predicts its passes); may be empty.
   std::function<void(std::vector<BenchmarkCase>&, const SuiteRequest&)> trim = nullptr;
   // The suite's entries in the results' context (written whether or not it ran); may be empty.
-  std::function<std::vector<std::pair<std::string, std::string>>()> context = nullptr;
+  std::function<ContextEntries(const Ceilings&)> context = nullptr;
+  // Its tables after the cases, part of the closing summary (shown under --quiet too); may be empty.
+  std::function<std::vector<ReportSection>(const ReportRequest&)> report = nullptr;
+  // The report.py view of its results, offered at the end where it ran; no subcommand: none.
+  ReportCommand report_command;
+  // What of the command line the suite cannot take, in one line (empty: all of it), asked before
+  // anything is measured; may be empty.
+  std::function<std::string(const SuiteRequest&)> check = nullptr;
+  // The ladder profile runs this suite alone where no --suite is given (its table at one size).
+  bool ladder_profile = false;
 };
 
 // A suite's cases on both devices: its CPU half's, then its GPU half's (none without a device).

@@ -122,7 +122,7 @@ TEST(Console, TheEndingNamesTheVerdictTheResultsAndTheNextCommands) {
   facts.seconds = 265;
   facts.results_path = "results/m/new.json";
   facts.previous_run = "results/m/old.json";
-  facts.gemm_ran = true;
+  facts.report_commands = {{"ladder", "the ladder report: each rung's speed and why"}};
   std::string text = closing_lines(facts);
   EXPECT_NE(text.find("quiet during the run: others took 0.4%"), std::string::npos) << text;
   EXPECT_NE(text.find("226 case(s) in 4 min 25 s"), std::string::npos) << text;

@@ -219,7 +219,7 @@ TEST(PlanCases, CapsSlowRungsAtTheirLimitOnce) {
   ASSERT_TRUE(boxed && avx);
   auto cases = plan_gemm_cases({boxed, avx}, {64, 1024, 2048}, false);
   std::vector<std::string> names;
-  for (auto& c : cases) names.push_back(c.name);
+  for (auto& c : cases) names.push_back(c.name());
   EXPECT_EQ(names, (std::vector<std::string>{"gemm/boxed/f32/n:64", "gemm/boxed/f32/n:128", "gemm/autovec/f32/n:64",
                                              "gemm/autovec/f32/n:1024", "gemm/autovec/f32/n:2048"}));
   auto uncapped = plan_gemm_cases({boxed}, {1024}, true);

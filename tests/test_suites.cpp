@@ -7,7 +7,6 @@
 #include "core/machine.hpp"
 #include "core/registry.hpp"
 #include "gemm/gemm_suite.hpp"
-#include "ladder_table.hpp"
 #include "suite.hpp"
 
 namespace ladder {
@@ -44,16 +43,16 @@ TEST(Suites, EveryCaseBelongsToAnAvailableRungOfItsSuite) {
     for (const SuiteRung& r : s.rungs())
       if (r.unavailable_reason().empty()) available.insert(r.name);
     for (const BenchmarkCase& c : s.cases(request)) {
-      const auto parts = split(c.name, '/');
-      ASSERT_EQ(parts.size(), 4u) << c.name;
-      if (parts[0] == kGemmSuite && s.name != kGemmSuite) {  // the overhead suite's tiny GEMMs
-        const GemmRung* rung = registry().find_gemm(parts[1]);
+      EXPECT_EQ(c.name, case_name(c.axes));
+      EXPECT_FALSE(c.axes.size_axis.empty()) << c.name;
+      if (c.axes.suite == kGemmSuite && s.name != kGemmSuite) {  // the overhead suite's tiny GEMMs
+        const GemmRung* rung = registry().find_gemm(c.axes.rung);
         ASSERT_NE(rung, nullptr) << c.name;
         EXPECT_TRUE(rung->small_gemm_sweep) << c.name;
         continue;
       }
-      EXPECT_EQ(parts[0], s.name) << c.name;
-      EXPECT_TRUE(available.count(parts[1])) << c.name << ": its rung is not an available rung of " << s.name;
+      EXPECT_EQ(c.axes.suite, s.name) << c.name;
+      EXPECT_TRUE(available.count(c.axes.rung)) << c.name << ": its rung is not an available rung of " << s.name;
     }
   }
 }

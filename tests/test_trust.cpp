@@ -16,7 +16,7 @@
 #include "core/load.hpp"
 #include "core/machine.hpp"
 #include "gemm/gemm_suite.hpp"
-#include "ladder_table.hpp"
+#include "benchmark_compat.hpp"
 #include "model/model.hpp"
 #include "model/model_suite.hpp"
 #include "suite.hpp"
@@ -52,7 +52,7 @@ Outcome time_case(const GemmRung& rung, std::int64_t n, const Ceilings* ceilings
   }();
   (void)initialised;
   benchmark::ClearRegisteredBenchmarks();
-  register_cases({gemm_case({gemm_case_name(rung, n), &rung, n}, ceilings)}, nullptr);
+  register_cases({gemm_case({gemm_case_axes(rung, n), &rung, n}, ceilings)}, nullptr);
   Collector collector;
   benchmark::RunSpecifiedBenchmarks(&collector);
   Outcome o;
@@ -124,7 +124,7 @@ Outcome time_case_iterations(const GemmRung& rung, std::int64_t n, benchmark::It
                        [](const GemmOperands& op) { return make_kernel([op] { correct_product(op, DType::f32); }); }),
             8);
   benchmark::ClearRegisteredBenchmarks();
-  const BenchmarkCase c = gemm_case({gemm_case_name(rung, n), &rung, n}, nullptr);
+  const BenchmarkCase c = gemm_case({gemm_case_axes(rung, n), &rung, n}, nullptr);
   benchmark::RegisterBenchmark(c.name.c_str(), c.body)->Iterations(iterations)->UseRealTime();
   Collector collector;
   benchmark::RunSpecifiedBenchmarks(&collector);
@@ -479,7 +479,7 @@ TEST(ModelVerification, ABackendIdleAfterItsFirstPassesIsCaught) {
   };
   const model::Config tiny = *model::named_config("tiny");
   benchmark::ClearRegisteredBenchmarks();
-  register_cases({model_case("model/test-idle/f32/tokens:x", faulty, tiny, nullptr)}, nullptr);
+  register_cases({model_case({"model", "test-idle", "f32", "tokens", tiny.tokens()}, faulty, tiny, nullptr)}, nullptr);
   Collector collector;
   benchmark::RunSpecifiedBenchmarks(&collector);
   ASSERT_FALSE(collector.runs_.empty());

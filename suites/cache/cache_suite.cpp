@@ -17,8 +17,7 @@ std::vector<BenchmarkCase> cache_cases(const SuiteRequest& request) {
       if (request.profile != "full" && i % 2) continue;  // whole octaves only
       if (request.profile == "smoke" && sizes[i] > (256 << 10)) break;
       const std::int64_t bytes = sizes[i];
-      BenchmarkCase c;
-      c.name = case_name(kCacheSuite, rung, "u64", fmt::format("bytes:{}", bytes));
+      BenchmarkCase c = case_with_axes({kCacheSuite, rung, "u64", "bytes", bytes});
       c.memory_bytes = static_cast<double>(bytes) * threads;
       c.body = [bytes, threads](benchmark::State& state) {
         cache::ReadBuffers buffers(bytes, threads);

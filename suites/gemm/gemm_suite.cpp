@@ -1,5 +1,7 @@
 #include "gemm_suite.hpp"
 
+#include "gemm_report.hpp"
+
 #include "roofs/ceilings.hpp"
 #include "roofs/regime.hpp"
 
@@ -76,9 +78,9 @@ void run_gemm_case(benchmark::State& state, const GemmCase& gemm_case, const Cei
   GemmVerification verification;
   {
     std::lock_guard lock(g_verified_mutex);
-    auto it = g_verified.find(gemm_case.name);
+    auto it = g_verified.find(gemm_case.name());
     if (it == g_verified.end()) {
-      it = g_verified.emplace(gemm_case.name, verify_gemm_rung(rung, cached_gemm_inputs(gemm_case.n))).first;
+      it = g_verified.emplace(gemm_case.name(), verify_gemm_rung(rung, cached_gemm_inputs(gemm_case.n))).first;
     }
     verification = it->second;
   }
@@ -283,9 +285,7 @@ double gemm_overhead_floor(const GemmRung& rung, const GemmProblem& problem, con
   return (forks ? c.fork_join_seconds : c.call_seconds) + problem.flops() * rung.dispatches_per_flop * c.dispatch_seconds;
 }
 
-std::string gemm_case_name(const GemmRung& rung, std::int64_t n) {
-  return case_name(kGemmSuite, rung.name, dtype_name(rung.dtype), fmt::format("n:{}", n));
-}
+CaseAxes gemm_case_axes(const GemmRung& rung, std::int64_t n) { return {kGemmSuite, rung.name, dtype_name(rung.dtype), "n", n}; }
 
 std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs, const std::vector<std::int64_t>& sizes,
                                       bool uncapped) {
@@ -296,7 +296,7 @@ std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs,
       std::int64_t effective = (!uncapped && rung->max_n > 0) ? std::min(n, rung->max_n) : n;
       if (std::find(rung_sizes.begin(), rung_sizes.end(), effective) == rung_sizes.end()) rung_sizes.push_back(effective);
     }
-    for (std::int64_t n : rung_sizes) cases.push_back({gemm_case_name(*rung, n), rung, n});
+    for (std::int64_t n : rung_sizes) cases.push_back({gemm_case_axes(*rung, n), rung, n});
   }
   return cases;
 }
@@ -312,8 +312,7 @@ std::vector<std::int64_t> gemm_profile_sizes(const std::string& profile, Threadi
 }
 
 BenchmarkCase gemm_case(const GemmCase& g, const Ceilings* ceilings) {
-  BenchmarkCase c;
-  c.name = g.name;
+  BenchmarkCase c = case_with_axes(g.axes);
   c.timing = g.rung->self_timed ? Timing::manual : Timing::wall;
   c.on_device = g.rung->threading == Threading::device;
   c.memory_bytes = gemm_case_bytes(g.n);
@@ -361,8 +360,14 @@ std::vector<SuiteRung> gemm_rungs() {
 }  // namespace
 
 Suite gemm_suite() {
-  return {
-      .name = std::string(kGemmSuite), .summary = "the ladder: C = A*B at every rung", .rungs = gemm_rungs, .cases = gemm_cases};
+  return {.name = std::string(kGemmSuite),
+          .summary = "the ladder: C = A*B at every rung",
+          .rungs = gemm_rungs,
+          .cases = gemm_cases,
+          .context = gemm_context,
+          .report = gemm_report,
+          .report_command = {"ladder", "the ladder report: each rung's speed and why"},
+          .ladder_profile = true};
 }
 
 }  // namespace ladder

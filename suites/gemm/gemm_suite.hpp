@@ -72,7 +72,7 @@ struct GemmVerification {
 };
 GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& inputs);
 
-std::string gemm_case_name(const GemmRung& rung, std::int64_t n);
+CaseAxes gemm_case_axes(const GemmRung& rung, std::int64_t n);
 
 // Empty where the rung can run here: its own check passed (a library built, an ISA, a device, an
 // interpreter) and then a small real call, n = kProbeSize, ran and was verified, once per
@@ -119,9 +119,10 @@ GemmTraffic gemm_traffic(const GemmRung& rung, const GemmProblem& problem, const
 double gemm_overhead_floor(const GemmRung& rung, const GemmProblem& problem, const Ceilings& ceilings);
 
 struct GemmCase {
-  std::string name;
+  CaseAxes axes;
   const GemmRung* rung = nullptr;
   std::int64_t n = 0;
+  std::string name() const { return case_name(axes); }
 };
 
 // Every (rung, size) pair to run: sizes above a rung's cap become the cap (once), unless

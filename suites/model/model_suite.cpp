@@ -1,5 +1,7 @@
 #include "model_suite.hpp"
 
+#include "model_report.hpp"
+
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -310,9 +312,8 @@ void time_passes(benchmark::State& state, const Backend& b, const Config& c, con
 
 }  // namespace
 
-BenchmarkCase model_case(std::string name, const model::Backend& b, const model::Config& c, const Ceilings* ceilings) {
-  BenchmarkCase bc;
-  bc.name = std::move(name);
+BenchmarkCase model_case(CaseAxes axes, const model::Backend& b, const model::Config& c, const Ceilings* ceilings) {
+  BenchmarkCase bc = case_with_axes(std::move(axes));
   const double footprint = backend_footprint_bytes(b, c);
   bc.on_device = b.threading == Threading::device;
   bc.timing = b.self_timed ? Timing::manual : Timing::wall;
@@ -344,8 +345,7 @@ std::vector<BenchmarkCase> model_cases(const SuiteRequest& request) {
     if (!rung_requested(request, b.name) || !b.unavailable_reason().empty()) continue;
     for (const Config& c : configs) {
       if (b.max_layers_tokens && c.tokens() > b.max_layers_tokens && !request.model_config) continue;
-      cases.push_back(model_case(case_name(kModelSuite, b.name, dtype_name(b.dtype), fmt::format("tokens:{}", c.tokens())), b, c,
-                                 request.ceilings));
+      cases.push_back(model_case({kModelSuite, b.name, dtype_name(b.dtype), "tokens", c.tokens()}, b, c, request.ceilings));
     }
   }
   return cases;
@@ -364,7 +364,14 @@ Suite model_suite() {
           .summary = "a dense-matching network (4D correlation + transformer) per backend",
           .rungs = model_rungs,
           .cases = model_cases,
-          .context = model_memory_context};
+          .context = [](const Ceilings&) { return model_memory_context(); },
+          .report = model_report,
+          .check =
+              [](const SuiteRequest& request) {
+                std::string error;
+                if (request.model_config) model::parse_config(*request.model_config, error);
+                return error;
+              }};
 }
 
 }  // namespace ladder

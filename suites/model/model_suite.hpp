@@ -94,7 +94,7 @@ std::vector<std::string> backend_names();
 
 namespace ladder {
 // One case: the backend verified (verification_config), its passes timed, verified again after.
-BenchmarkCase model_case(std::string name, const model::Backend& b, const model::Config& c, const Ceilings* ceilings);
+BenchmarkCase model_case(CaseAxes axes, const model::Backend& b, const model::Config& c, const Ceilings* ceilings);
 inline constexpr std::string_view kModelSuite = "model";
 inline constexpr std::string_view kModelSweepSuite = "model-sweep";
 Suite model_suite();

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "core/machine.hpp"
+#include "model_report.hpp"
 #include "model_suite.hpp"
 
 namespace ladder {
@@ -83,8 +84,7 @@ std::vector<BenchmarkCase> ModelSweep::cases(const SuiteRequest& request) {
     for (int side : sweep.sides) {
       const Config c = sweep_config(sweep, side);
       if (backend_footprint_bytes(b, c) > memory) break;
-      cases.push_back(model_case(case_name(kModelSweepSuite, b.name, dtype_name(b.dtype), fmt::format("side:{}", side)), b, c,
-                                 request.ceilings));
+      cases.push_back(model_case({kModelSweepSuite, b.name, dtype_name(b.dtype), "side", side}, b, c, request.ceilings));
       last = side;
     }
     const std::string shape =
@@ -183,7 +183,8 @@ Suite model_sweep_suite() {
           .rungs = model_rungs,
           .cases = [sweep](const SuiteRequest& request) { return sweep->cases(request); },
           .trim = [sweep](std::vector<BenchmarkCase>& cases, const SuiteRequest& request) { sweep->trim(cases, request); },
-          .context = [sweep] { return sweep->context(); }};
+          .context = [sweep](const Ceilings&) { return sweep->context(); },
+          .report = model_sweep_report};
 }
 
 }  // namespace ladder

@@ -22,7 +22,7 @@ std::vector<BenchmarkCase> device_overhead_cases(const SuiteRequest& request) {
     state.SetItemsProcessed(static_cast<std::int64_t>(ops) * state.iterations());
   };
   if (rung_requested(request, kCudaLaunch))
-    cases.push_back(device_case(case_name(kOverheadSuite, kCudaLaunch, "-", "ops:1000"), [per_op](benchmark::State& state) {
+    cases.push_back(device_case({kOverheadSuite, kCudaLaunch, "-", "ops", 1000}, [per_op](benchmark::State& state) {
       DeviceTimer timer;
       timed_loop(state, timer, [&] {
         for (int i = 0; i < 1000; ++i) cuda::launch_empty(timer.stream());
@@ -30,7 +30,7 @@ std::vector<BenchmarkCase> device_overhead_cases(const SuiteRequest& request) {
       per_op(state, 1000);
     }));
   if (rung_requested(request, kCudaSync))
-    cases.push_back(device_case(case_name(kOverheadSuite, kCudaSync, "-", "ops:1000"), [per_op](benchmark::State& state) {
+    cases.push_back(device_case({kOverheadSuite, kCudaSync, "-", "ops", 1000}, [per_op](benchmark::State& state) {
       DeviceTimer timer;  // wall time here: the host's wait is what a synchronisation costs
       for (auto _ : state) {
         auto t0 = std::chrono::steady_clock::now();
@@ -43,7 +43,7 @@ std::vector<BenchmarkCase> device_overhead_cases(const SuiteRequest& request) {
       per_op(state, 1000);
     }));
   if (rung_requested(request, kCublasSmall))
-    cases.push_back(device_case(case_name(kOverheadSuite, kCublasSmall, "f32", "n:16"), [per_op](benchmark::State& state) {
+    cases.push_back(device_case({kOverheadSuite, kCublasSmall, "f32", "n", 16}, [per_op](benchmark::State& state) {
       auto gemm = cuda::small_cublas_gemm(16);
       DeviceTimer timer;
       timed_loop(state, timer, [&] {
@@ -54,7 +54,7 @@ std::vector<BenchmarkCase> device_overhead_cases(const SuiteRequest& request) {
   for (bool graph : {false, true}) {
     const std::string rung = graph ? kCudaGraph : kCudaChain;
     if (!rung_requested(request, rung)) continue;
-    cases.push_back(device_case(case_name(kOverheadSuite, rung, "-", "ops:20"), [graph, per_op](benchmark::State& state) {
+    cases.push_back(device_case({kOverheadSuite, rung, "-", "ops", 20}, [graph, per_op](benchmark::State& state) {
       DeviceTimer timer;
       auto replay = cuda::empty_kernel_chain(20, graph, timer.stream());
       timed_loop(state, timer, [&] { replay(); });

@@ -48,8 +48,7 @@ void set_fixed_cost_counters(benchmark::State& state, std::int64_t ops, int thre
 }
 
 BenchmarkCase python_call_cost(const std::string& name, std::int64_t calls) {
-  BenchmarkCase c;
-  c.name = case_name(kOverheadSuite, name, "-", fmt::format("ops:{}", calls));
+  BenchmarkCase c = case_with_axes({kOverheadSuite, name, "-", "ops", calls});
   c.timing = Timing::manual;
   c.body = [calls](benchmark::State& state) {
     PythonSession session(call_python(), "python_call", kPythonCallScript);
@@ -69,8 +68,7 @@ BenchmarkCase python_call_cost(const std::string& name, std::int64_t calls) {
 }
 
 BenchmarkCase fixed_cost(const std::string& name, std::int64_t ops, std::function<void()> batch, int threads = 1) {
-  BenchmarkCase c;
-  c.name = case_name(kOverheadSuite, name, "-", fmt::format("ops:{}", ops));
+  BenchmarkCase c = case_with_axes({kOverheadSuite, name, "-", "ops", ops});
   c.body = [ops, batch, threads](benchmark::State& state) {
     for (auto _ : state) batch();
     set_fixed_cost_counters(state, ops, threads);

@@ -60,7 +60,7 @@ std::vector<BenchmarkCase> device_roofline_cases(const SuiteRequest& request) {
   for (bool half : {false, true})
     for (int k : ks) {
       cases.push_back(device_case(
-          case_name(kRooflineSuite, kRooflineDeviceRung, half ? "f16" : "f32", fmt::format("k:{}", k)),
+          {kRooflineSuite, kRooflineDeviceRung, half ? "f16" : "f32", "k", k},
           [=, ceilings = request.ceilings](benchmark::State& state) {
             const std::size_t element = half ? 2 : 4;
             const RooflineInputs& inputs = roofline_inputs(n);

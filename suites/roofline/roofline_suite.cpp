@@ -155,8 +155,7 @@ std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request) {
                                                  : array_bytes / static_cast<std::int64_t>(element) + (smoke ? 3 : 0);
     for (int k : roofline_intensities()) {
       if (smoke && k != 0 && k != 1 && k != 8) continue;
-      BenchmarkCase c;
-      c.name = case_name(kRooflineSuite, sweep.rung, sweep.f64 ? "f64" : "f32", fmt::format("k:{}", k));
+      BenchmarkCase c = case_with_axes({kRooflineSuite, sweep.rung, sweep.f64 ? "f64" : "f32", "k", k});
       c.memory_bytes = 2.0 * static_cast<double>(n) * static_cast<double>(element);
       const Ceilings* ceilings = request.ceilings;
       c.body = [sweep, n, k, element, ceilings](benchmark::State& state) {
@@ -210,7 +209,8 @@ Suite roofline_suite() {
   return {.name = std::string(kRooflineSuite),
           .summary = "FLOP/s against arithmetic intensity (scalar, avx2, avx512, boxed, GPU)",
           .rungs = roofline_rungs,
-          .cases = host_then_device(roofline_cases, device_roofline_cases)};
+          .cases = host_then_device(roofline_cases, device_roofline_cases),
+          .report = roofline_report};
 }
 
 }  // namespace ladder

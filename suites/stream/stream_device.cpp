@@ -30,7 +30,7 @@ template <class T>
 BenchmarkCase device_stream_case(const std::string& rung, bool triad, const DeviceStreamSize& size) {
   const std::int64_t n = size.elements;
   const char* dtype = sizeof(T) == 8 ? "f64" : "f32";
-  return device_case(case_name(kStreamSuite, rung, dtype, fmt::format("n:{}", n)), [n, triad, size](benchmark::State& state) {
+  return device_case({kStreamSuite, rung, dtype, "n", n}, [n, triad, size](benchmark::State& state) {
     const std::size_t bytes = sizeof(T) * static_cast<std::size_t>(n);
     std::vector<T> host(static_cast<std::size_t>(n), T(1));
     DeviceBuffer a(bytes), b(bytes), c(bytes);

@@ -108,8 +108,7 @@ std::vector<BenchmarkCase> stream_cases(const SuiteRequest& request) {
       if (!rung_requested(request, rung)) continue;
       for (bool f64 : {true, false}) {
         const std::int64_t n = array_bytes / (f64 ? 8 : 4);
-        BenchmarkCase c;
-        c.name = case_name(kStreamSuite, rung, f64 ? "f64" : "f32", fmt::format("n:{}", n));
+        BenchmarkCase c = case_with_axes({kStreamSuite, rung, f64 ? "f64" : "f32", "n", n});
         c.memory_bytes = 3.0 * static_cast<double>(array_bytes);
         c.body = [kernel, nontemporal, n, f64](benchmark::State& state) {
           if (f64) {
@@ -126,8 +125,7 @@ std::vector<BenchmarkCase> stream_cases(const SuiteRequest& request) {
   // is what the sockets' memory gives together).
   if (const int socket_threads = first_package_cores(); socket_threads > 0 && rung_requested(request, kOneSocketTriad)) {
     const std::int64_t n = array_bytes / 8;
-    BenchmarkCase c;
-    c.name = case_name(kStreamSuite, kOneSocketTriad, "f64", fmt::format("n:{}", n));
+    BenchmarkCase c = case_with_axes({kStreamSuite, kOneSocketTriad, "f64", "n", n});
     c.memory_bytes = 3.0 * static_cast<double>(array_bytes);
     c.body = [n, socket_threads](benchmark::State& state) {
       run_stream_case<double>(state, stream::Kernel::triad, false, n, socket_threads);

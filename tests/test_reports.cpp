@@ -2,16 +2,23 @@
 
 #include <map>
 
+#include "benchmark_compat.hpp"
+#include "console_report.hpp"
+#include "gemm/gemm_report.hpp"
+#include "model/model_report.hpp"
+#include "roofline/roofline_suite.hpp"
 #include "roofs/ceilings.hpp"
-#include "ladder_table.hpp"
 
 namespace ladder {
 namespace {
 
-// A run as Google Benchmark reports it: one iteration of the named case, with these counters.
-benchmark::BenchmarkReporter::Run run_with(const char* name, const std::map<std::string, double>& counters) {
-  benchmark::BenchmarkReporter::Run r;
-  r.run_name.function_name = name;
+// A run as Google Benchmark reports it: one iteration of the case, with these counters; its
+// axes recorded as register_cases records them.
+Run run_with(const CaseAxes& axes, const std::map<std::string, double>& counters) {
+  record_axes({case_with_axes(axes)});
+  Run r;
+  r.run_name.function_name = case_name(axes);
+  r.run_name.time_type = "real_time";
   r.iterations = 1;
   for (const auto& [key, value] : counters) r.counters[key] = value;
   return r;
@@ -19,7 +26,7 @@ benchmark::BenchmarkReporter::Run run_with(const char* name, const std::map<std:
 
 // Each rung's speedup is over its parent (the first of its alternatives that ran), as in the
 // published ladder report, not over the row above it; the table fits 100 columns.
-TEST(LadderTable, ShowsSpeedupsOverParentAndBoxedAndFailures) {
+TEST(Reports, ShowsSpeedupsOverParentAndBoxedAndFailures) {
   std::vector<LadderRow> rows = {
       {"boxed", "f32", 128, 1, 0.1, 4e7, 0.0002, "", -1, 0, "python"},
       {"naive", "f32", 1024, 1, 2.0, 1e9, 0.004, "", -1, 0, "boxed"},
@@ -46,13 +53,13 @@ TEST(LadderTable, ShowsSpeedupsOverParentAndBoxedAndFailures) {
 
 // Each operation's regime comes from its op/<op>/regime counter (a code of roofs/regime.hpp),
 // not from the label.
-TEST(LadderTable, ModelOpsNameEachOperationsRegimeFromItsCounter) {
-  auto r = run_with("model/cpu/f32/tokens:256/real_time", {{"op/corr_gemm/seconds", 0.002},
-                                                           {"op/corr_gemm/share", 0.8},
-                                                           {"op/corr_gemm/regime", 1},
-                                                           {"op/gelu/seconds", 0.0005},
-                                                           {"op/gelu/share", 0.2},
-                                                           {"op/gelu/regime", 2}});
+TEST(Reports, ModelOpsNameEachOperationsRegimeFromItsCounter) {
+  auto r = run_with({"model", "cpu", "f32", "tokens", 256}, {{"op/corr_gemm/seconds", 0.002},
+                                                             {"op/corr_gemm/share", 0.8},
+                                                             {"op/corr_gemm/regime", 1},
+                                                             {"op/gelu/seconds", 0.0005},
+                                                             {"op/gelu/share", 0.2},
+                                                             {"op/gelu/regime", 2}});
   r.report_label = "config small (16x16); verified at this configuration; regimes: corr_gemm=compute,gelu=compute";
   const std::string table = format_model_ops({r});
   EXPECT_NE(table.find("corr_gemm"), std::string::npos) << table;
@@ -63,9 +70,9 @@ TEST(LadderTable, ModelOpsNameEachOperationsRegimeFromItsCounter) {
 
 // A compiled pass has no operations (its kernels span several): its own line says so with its
 // kernels by kind, and beside a backend that has them its cells are "-", never 0 ms.
-TEST(LadderTable, ACompiledPassStandsBesideOperationsWithoutInventingThem) {
-  auto split = run_with("model/cpu/f32/tokens:256/real_time", {{"op/corr_gemm/seconds", 0.002}, {"op/corr_gemm/share", 1}});
-  auto compiled = run_with("model/torch-compile/f32/tokens:256/manual_time",
+TEST(Reports, ACompiledPassStandsBesideOperationsWithoutInventingThem) {
+  auto split = run_with({"model", "cpu", "f32", "tokens", 256}, {{"op/corr_gemm/seconds", 0.002}, {"op/corr_gemm/share", 1}});
+  auto compiled = run_with({"model", "torch-compile", "f32", "tokens", 256},
                            {{"library_kernel_seconds", 0.004}, {"generated_kernel_seconds", 0.006}, {"compile_seconds", 12}});
   const std::string table = format_model_ops({split, compiled});
   EXPECT_NE(table.find("library kernels 4.000 ms, generated kernels 6.000 ms a pass; compiled once in 12.0 s"), std::string::npos)
@@ -80,9 +87,9 @@ TEST(LadderTable, ACompiledPassStandsBesideOperationsWithoutInventingThem) {
 }
 
 // Four times the tokens in sixteen times the time: the sweep table calls that (HW)^2.
-TEST(LadderTable, ModelSweepShowsTheGrowthExponent) {
-  auto run = [](const char* name, double seconds, double tokens) {
-    auto r = run_with(name, {{"tokens", tokens},
+TEST(Reports, ModelSweepShowsTheGrowthExponent) {
+  auto run = [](const CaseAxes& axes, double seconds, double tokens) {
+    auto r = run_with(axes, {{"tokens", tokens},
                              {"flops", 1e9},
                              {"memory_bytes", tokens * 1e5},
                              {"op/attn_softmax/share", 0.5},
@@ -96,7 +103,7 @@ TEST(LadderTable, ModelSweepShowsTheGrowthExponent) {
     return r;
   };
   const std::string table = format_model_sweep(
-      {run("model-sweep/cpu/f32/side:16/real_time", 0.5, 256), run("model-sweep/cpu/f32/side:32/real_time", 8.0, 1024)});
+      {run({"model-sweep", "cpu", "f32", "side", 16}, 0.5, 256), run({"model-sweep", "cpu", "f32", "side", 32}, 8.0, 1024)});
   EXPECT_NE(table.find("cpu/f32"), std::string::npos) << table;
   EXPECT_NE(table.find("(HW)^2.00"), std::string::npos) << table;
   EXPECT_NE(table.find("75%"), std::string::npos) << table;  // the (HW)^2 operations' share
@@ -105,44 +112,44 @@ TEST(LadderTable, ModelSweepShowsTheGrowthExponent) {
 
 // The device's sweep is set against device memory and its own probe, not the host's STREAM triad
 // (an H200's 3.5 TB/s read as 4000% of the host's triad before).
-TEST(LadderTable, TheDevicesRooflineSweepIsSetAgainstTheDevicesCeilings) {
-  auto run = [](const char* name, double bytes_per_second, double flops, double peak_fraction) {
-    return run_with(name, {{"bytes_per_second", bytes_per_second}, {"flops", flops}, {"peak_fraction", peak_fraction}});
+TEST(Reports, TheDevicesRooflineSweepIsSetAgainstTheDevicesCeilings) {
+  auto run = [](const CaseAxes& axes, double bytes_per_second, double flops, double peak_fraction) {
+    return run_with(axes, {{"bytes_per_second", bytes_per_second}, {"flops", flops}, {"peak_fraction", peak_fraction}});
   };
   Ceilings c;
   c.triad_bytes_per_second = 100e9;
   c.device.name = "a GPU";
   c.device.copy_bytes_per_second = 3.0e12, c.device.read_bytes_per_second = 3.5e12, c.device.write_bytes_per_second = 3.9e12;
   const std::string table = format_roofline_summary(
-      {run("roofline/cuda/f32/k:0/manual_time", 3.51e12, 0, 0), run("roofline/cuda/f32/k:512/manual_time", 2e11, 32e12, 0.6),
-       run("roofline/avx2/f32/k:0/real_time", 50e9, 0, 0), run("roofline/avx2/f32/k:512/real_time", 1e9, 150e9, 0.75)},
+      {run({"roofline", "cuda", "f32", "k", 0}, 3.51e12, 0, 0), run({"roofline", "cuda", "f32", "k", 512}, 2e11, 32e12, 0.6),
+       run({"roofline", "avx2", "f32", "k", 0}, 50e9, 0, 0), run({"roofline", "avx2", "f32", "k", 512}, 1e9, 150e9, 0.75)},
       c);
   EXPECT_NE(table.find("( 90% of device memory)"), std::string::npos) << table;
   EXPECT_NE(table.find("( 60% of peak)"), std::string::npos) << table;
   EXPECT_NE(table.find("( 50% of triad)"), std::string::npos) << table;
 }
 
-TEST(LadderTable, RoofCheckCountsFiguresAboveTheirRoofAndNamesTheLargest) {
-  std::vector<benchmark::BenchmarkReporter::Run> runs = {
-      run_with("gemm/avx2/f32/n:1024/real_time", {{"roof_fraction", 0.8}}),
-      run_with("model/cpu/f32/tokens:20/real_time", {{"op/residual/roof_fraction", 0.9}, {"op/gelu/roof_fraction", 0.5}})};
+TEST(Reports, RoofCheckCountsFiguresAboveTheirRoofAndNamesTheLargest) {
+  std::vector<ladder::Run> runs = {
+      run_with({"gemm", "avx2", "f32", "n", 1024}, {{"roof_fraction", 0.8}}),
+      run_with({"model", "cpu", "f32", "tokens", 20}, {{"op/residual/roof_fraction", 0.9}, {"op/gelu/roof_fraction", 0.5}})};
   std::string check = format_roof_check(runs);
   EXPECT_NE(check.find("all 3 figures at or below their roof (the closest: 0.90, model/cpu/f32/tokens:20 residual)"),
             std::string::npos)
       << check;
-  runs.push_back(run_with("roofline/avx2/f64/k:4/real_time", {{"roof_fraction", 1.24}}));
+  runs.push_back(run_with({"roofline", "avx2", "f64", "k", 4}, {{"roof_fraction", 1.24}}));
   check = format_roof_check(runs);
   EXPECT_NE(check.find("1 of 4 figures above their roof (the largest: 1.24, roofline/avx2/f64/k:4)"), std::string::npos) << check;
-  runs.push_back(run_with("gemm/cublas/f32/n:2048/manual_time", {{"roof_fraction", 1.3}}));  // a GPU case
+  runs.push_back(run_with({"gemm", "cublas", "f32", "n", 2048}, {{"roof_fraction", 1.3}}));  // a GPU case
   check = format_roof_check(runs);
   EXPECT_NE(check.find("2 of 5 figures above their roof (the largest: 1.30, gemm/cublas/f32/n:2048)"), std::string::npos)
       << check;
-  EXPECT_EQ(format_roof_check({run_with("stream/copy/f64/n:8/real_time", {{"bytes", 16}})}), "");
+  EXPECT_EQ(format_roof_check({run_with({"stream", "copy", "f64", "n", 8}, {{"bytes", 16}})}), "");
 }
 
 // 1.8 warned "should have a suffix" on every case of a lent H200's run at a bare number of seconds;
 // 1.7 reads nothing else. Seconds go out in the library's form; 1.8's iteration counts pass as given.
-TEST(LadderTable, MinTimeIsWrittenAsThisGoogleBenchmarkReadsIt) {
+TEST(Reports, MinTimeIsWrittenAsThisGoogleBenchmarkReadsIt) {
   EXPECT_EQ(min_time_flag("0.2", "1.7.1"), "--benchmark_min_time=0.2");
   EXPECT_EQ(min_time_flag("0.2s", "1.7.1"), "--benchmark_min_time=0.2");
   EXPECT_EQ(min_time_flag("0.2", "1.8.3"), "--benchmark_min_time=0.2s");
@@ -154,7 +161,7 @@ TEST(LadderTable, MinTimeIsWrittenAsThisGoogleBenchmarkReadsIt) {
 
 // Google Benchmark 1.8's Run (skipped, skip_message) and 1.7's (error_occurred, error_message):
 // both read the same way, so the program builds against either.
-TEST(LadderTable, AFailedRunReadsTheSameUnderGoogleBenchmark17And18) {
+TEST(Reports, AFailedRunReadsTheSameUnderGoogleBenchmark17And18) {
   struct Run17 {
     bool error_occurred = false;
     std::string error_message;
@@ -174,12 +181,12 @@ TEST(LadderTable, AFailedRunReadsTheSameUnderGoogleBenchmark17And18) {
 
 // The head-to-head pairs come from the rungs' own rivals: a hand-written kernel beside the
 // library it should match, with its target only at the size the target is for.
-TEST(LadderTable, HeadToHeadSetsEachRungBesideItsRivalsWithTheTargetAtItsSize) {
-  auto gemm = [](const char* name, double flops) { return run_with(name, {{"flops", flops}}); };
+TEST(Reports, HeadToHeadSetsEachRungBesideItsRivalsWithTheTargetAtItsSize) {
+  auto gemm = [](const CaseAxes& axes, double flops) { return run_with(axes, {{"flops", flops}}); };
   const std::string table =
-      format_ratios({gemm("gemm/avx512/f32/n:2048/real_time", 210e9), gemm("gemm/openblas/f32/n:2048/real_time", 200e9),
-                     gemm("gemm/avx512/f32/n:1024/real_time", 100e9), gemm("gemm/openblas/f32/n:1024/real_time", 200e9),
-                     gemm("gemm/boxed/f32/n:64/real_time", 1e6), gemm("gemm/python/f32/n:64/real_time", 2e6)});
+      format_ratios({gemm({"gemm", "avx512", "f32", "n", 2048}, 210e9), gemm({"gemm", "openblas", "f32", "n", 2048}, 200e9),
+                     gemm({"gemm", "avx512", "f32", "n", 1024}, 100e9), gemm({"gemm", "openblas", "f32", "n", 1024}, 200e9),
+                     gemm({"gemm", "boxed", "f32", "n", 64}, 1e6), gemm({"gemm", "python", "f32", "n", 64}, 2e6)});
   EXPECT_NE(table.find("avx512             / openblas           at n=2048    1.05x   (target >= 1.0)"), std::string::npos)
       << table;
   EXPECT_NE(table.find("avx512             / openblas           at n=1024    0.50x\n"), std::string::npos) << table;
@@ -196,12 +203,12 @@ namespace ladder {
 namespace {
 
 // A case whose repetitions spread by more than 10% is marked noisy in the console's ladder.
-TEST(LadderTable, ACaseWithNoisyRepetitionsIsMarked) {
+TEST(Reports, ACaseWithNoisyRepetitionsIsMarked) {
   Registry registry;
   GemmRung rung;
   rung.name = "naive";
   registry.gemm.push_back(rung);
-  auto median = run_with("gemm/naive/f32/n:1024/real_time", {{"flops", 1e9}, {"threads", 1}});
+  auto median = run_with({"gemm", "naive", "f32", "n", 1024}, {{"flops", 1e9}, {"threads", 1}});
   median.run_type = benchmark::BenchmarkReporter::Run::RT_Aggregate;
   median.aggregate_name = "median";
   median.real_accumulated_time = 2.0;
