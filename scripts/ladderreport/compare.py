@@ -69,7 +69,7 @@ def compare_runs(run_a, run_b, threshold=0.05, alpha=0.05):
     suites = {}
     for row in rows:
         if row.get("ratio"):
-            suites.setdefault(row["case"].split("/")[0], []).append(math.log(row["ratio"]))
+            suites.setdefault(run_b.suite_of(row["case"]), []).append(math.log(row["ratio"]))
     geomeans = {suite: math.exp(sum(logs) / len(logs)) for suite, logs in suites.items()}
     return rows, geomeans
 

@@ -7,7 +7,7 @@ import pathlib
 import sqlite3
 import tempfile
 
-from .runs import TIME_UNITS, case_name, finite, read_result_doc, result_files, warn
+from .runs import TIME_UNITS, case_axes, case_axes_table, case_name, finite, read_result_doc, result_files, warn
 
 SCHEMA = """
 -- One result file: one run of ladderbench on one machine.
@@ -73,14 +73,12 @@ def insert_file(db, path):
     run_id = cur.lastrowid
     db.executemany("INSERT OR REPLACE INTO context VALUES (?, ?, ?)",
                    [(run_id, str(k), v if isinstance(v, str) else json.dumps(v)) for k, v in ctx.items()])
+    axes_table = case_axes_table(ctx)
     for b in doc["benchmarks"]:
         if not isinstance(b, dict) or not isinstance(b.get("run_name", b.get("name")), str):
             continue
         name = case_name(b.get("run_name", b.get("name")))
-        parts = name.split("/")
-        size = None
-        if ":" in parts[-1]:
-            size = finite(parts[-1].rsplit(":", 1)[1])
+        axes = case_axes(axes_table, name) or {}
         seconds = finite(b.get("real_time"))
         if seconds is not None and b.get("aggregate_unit") != "percentage":
             unit = TIME_UNITS.get(b.get("time_unit"))
@@ -89,8 +87,7 @@ def insert_file(db, path):
         cur = db.execute(
             "INSERT INTO cases (run_id, name, suite, rung, dtype, size, run_type, aggregate_name, repetition_index, seconds, "
             "iterations, label, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (run_id, name, parts[0] if parts else None, parts[1] if len(parts) > 1 else None,
-             parts[2] if len(parts) > 2 else None, None if size is None else int(size), b.get("run_type"),
+            (run_id, name, axes.get("suite"), axes.get("rung"), axes.get("dtype"), axes.get("size"), b.get("run_type"),
              b.get("aggregate_name"), finite(b.get("repetition_index")), seconds, finite(b.get("iterations")),
              str(b.get("label", "")) or None, None if error is None else str(error)))
         counters = [(cur.lastrowid, str(k), finite(v)) for k, v in b.items()

@@ -4,15 +4,14 @@ import pathlib
 import re
 
 from .predict import GPU_RUNG
-from .runs import TIME_UNITS, finite as finite_number, read_json, read_result_doc, safe_slug, warn
+from .runs import (TIME_UNITS, case_axes, case_axes_table, case_name, finite as finite_number, noisy_cv, read_json,
+                   read_result_doc, safe_slug, warn)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"
 COMMON_SIZE = 4096  # the ladder profile's one size for every rung (kCommonSize)
 GPU_COMPUTE_BOUND_SIZE = 8192  # where the ladder profile also times the GPU's rungs (kGpuComputeBoundSize)
 # A case whose repetitions' coefficient of variation exceeds this is marked noisy in the tables.
-NOISY_CV = 0.10
-NAME = re.compile(r"^(?P<suite>[^/]+)/(?P<rung>[^/]+)/(?P<dtype>[^/]+)/(?P<key>[a-z_]+):(?P<size>\d+)")
 
 
 # --- machines: measured (result files) and specified (spec sheets) ---------------------------------
@@ -153,14 +152,15 @@ def load_result_file(path, doc=None):
     m.source = str(path)
     cvs = {}
     regime_names = regime_codes(m.context)
+    axes_table = case_axes_table(m.context)
     for b in doc["benchmarks"]:
         if not isinstance(b, dict) or "run_name" not in b:
             continue
         aggregate = b.get("aggregate_name")
-        match = NAME.match(str(b["run_name"]))
-        if not match:
+        key = case_name(str(b["run_name"]))
+        axes = case_axes(axes_table, key)
+        if not axes:
             continue
-        key = match.group(0)
         if b.get("run_type") == "aggregate" and aggregate == "cv":
             cv = finite_number(b.get("real_time"))  # the repetitions' coefficient of variation, a fraction
             if cv is not None:
@@ -170,7 +170,7 @@ def load_result_file(path, doc=None):
         if key in m.cases and not aggregate:  # a repetition: keep the first unless a median comes
             continue
         case = {
-            "suite": match["suite"], "rung": match["rung"], "dtype": match["dtype"], "size": int(match["size"]),
+            "suite": axes["suite"], "rung": axes["rung"], "dtype": axes["dtype"], "size": axes["size"],
             "error": b.get("error_message") if b.get("error_occurred") else None,
             "label": str(b.get("label", "")),
         }
@@ -209,7 +209,7 @@ def load_result_file(path, doc=None):
     for key, cv in cvs.items():
         if key in m.cases:
             m.cases[key]["cv"] = cv
-            m.cases[key]["noisy"] = cv > NOISY_CV
+            m.cases[key]["noisy"] = cv > noisy_cv(m.context)
     sort_in_ladder_order(m)
     return m
 

@@ -59,6 +59,47 @@ def finite(value):
     return number if math.isfinite(number) else None
 
 
+# A case's name as ladderbench made it from its axes, read back only for files written before the
+# context recorded the axes (case_axes), and for a case a file's table does not list.
+LEGACY_NAME = re.compile(r"^(?P<suite>[^/]+)/(?P<rung>[^/]+)/(?P<dtype>[^/]+)/(?P<size_axis>[a-z_]+):(?P<size>\d+)$")
+AXES = ("suite", "rung", "dtype", "size_axis", "size")
+# Above this coefficient of variation a case is noisy: the context's noisy_cv, else (older files) this.
+DEFAULT_NOISY_CV = 0.10
+
+
+def case_axes_table(context):
+    """Every case's axes by its name, as the run's context records them (case_axes); {} where it has none."""
+    text = context.get("case_axes")
+    if not isinstance(text, str):
+        return {}
+    try:
+        table = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        warn(f"the context's case_axes cannot be read ({e.__class__.__name__}); reading the case names instead")
+        return {}
+    return table if isinstance(table, dict) else {}
+
+
+def case_axes(table, name):
+    """A case's suite, rung, dtype, size_axis and size (an int): from the table, else from its
+    name where it was made from them; None for neither."""
+    axes = table.get(name)
+    if isinstance(axes, dict) and all(key in axes for key in AXES):
+        size = finite(axes["size"])
+        if size is not None and size == int(size):
+            return {key: (int(size) if key == "size" else str(axes[key])) for key in AXES}
+    match = LEGACY_NAME.match(name)
+    if not match:
+        return None
+    return {key: (int(match[key]) if key == "size" else match[key]) for key in AXES}
+
+
+def noisy_cv(context):
+    """The coefficient of variation above which the run called a case noisy."""
+    value = finite(context.get("noisy_cv"))
+    return value if value is not None and value > 0 else DEFAULT_NOISY_CV
+
+
 def case_name(run_name):
     """gemm/avx512/f32/n:1024/real_time → gemm/avx512/f32/n:1024 (the name ladderbench gives it)."""
     for suffix in ("/real_time", "/manual_time"):
@@ -77,6 +118,11 @@ class Run:
         self.counters = {}  # case → {counter: [value per repetition]}
         self.errors = {}    # case → error message
         self.order = []
+        self.axes_table = case_axes_table(context)
+
+    def suite_of(self, name):
+        axes = case_axes(self.axes_table, name)
+        return axes["suite"] if axes else name
 
     @property
     def machine(self):

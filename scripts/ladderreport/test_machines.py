@@ -163,3 +163,24 @@ def test_explain_refuses_sizes_and_gaps_that_are_no_numbers(capsys):
             report.main(["explain", "nvidia-t4", "nvidia-a100-40gb", *bad])
         assert exit_.value.code == 2
         assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_cases_axes_come_from_the_context_and_from_its_name_only_in_older_files(tmp_path):
+    doc = json.loads(RESULT.read_text())
+    case = next(b for b in doc["benchmarks"] if b["run_name"].startswith("gemm/") and "flops" in b)
+    key = case["run_name"].rsplit("/", 1)[0]
+    # The context's axes win over what the name would say: a case read by its axes, not its name.
+    table = {key: {"suite": "gemm", "rung": "renamed", "dtype": "bf16", "size_axis": "n", "size": 77}}
+    doc["context"]["case_axes"] = json.dumps(table)
+    doc["context"]["noisy_cv"] = "0.5"
+    (tmp_path / "new.json").write_text(json.dumps(doc))
+    m = report.load_machines([tmp_path / "new.json"])[0][0]
+    assert (m.cases[key]["rung"], m.cases[key]["dtype"], m.cases[key]["size"]) == ("renamed", "bf16", 77)
+    from ladderreport.runs import case_axes, noisy_cv
+
+    assert noisy_cv(doc["context"]) == 0.5
+    assert noisy_cv({}) == 0.10  # an older file: the threshold ladderbench used then
+    parts = key.split("/")
+    assert case_axes({}, key) == {"suite": parts[0], "rung": parts[1], "dtype": parts[2], "size_axis": "n",
+                                  "size": int(parts[3].split(":")[1])}  # an older file: from its name
+    assert case_axes({}, "not a case name") is None
