@@ -130,7 +130,7 @@ struct Suite {
   // Its tables after the cases, part of the closing summary (shown under --quiet too); may be empty.
   std::function<std::vector<ReportSection>(const ReportRequest&)> report = nullptr;
   // The report.py view of its results, offered at the end where it ran; no subcommand: none.
-  ReportCommand report_command;
+  ReportCommand report_command = {};
   // What of the command line the suite cannot take, in one line (empty: all of it), asked before
   // anything is measured; may be empty.
   std::function<std::string(const SuiteRequest&)> check = nullptr;

@@ -102,8 +102,9 @@ TEST(Cli, SetUpNotesComeWithTheHeaderNeverAheadOfAnError) {
   expect_usage_error("--suite stream --benchmark_filter=^nothing$", "no case to run", tight);
   const Result capped = run_ladderbench("--suite stream --benchmark_list_tests=true", tight);
   EXPECT_EQ(capped.exit_code, 0) << capped.output;
-  if (const auto cap = capped.output.find("instead of 4 x the last-level cache"); cap != std::string::npos)
+  if (const auto cap = capped.output.find("instead of 4 x the last-level cache"); cap != std::string::npos) {
     EXPECT_LT(capped.output.find("measuring the machine's ceilings"), cap) << capped.output;
+  }
 }
 // A pipe, a file or CI gets plain text (Google Benchmark coloured its rows wherever TERM named a
 // colour terminal); a terminal still gets colour, and --benchmark_color=true asks for it anywhere.
@@ -310,7 +311,9 @@ TEST(Cli, APlacementThisMachineCannotMeetIsOneLine) {
       << one.output;
   // One core of several measures a smaller machine: filed apart.
   const std::string id = run_ladderbench("--machine-id").output, one_core = run_ladderbench("--cores 1 --machine-id").output;
-  if (id.find("-1c\n") == std::string::npos) EXPECT_NE(one_core.find("-on-1\n"), std::string::npos) << one_core;
+  if (id.find("-1c\n") == std::string::npos) {
+    EXPECT_NE(one_core.find("-on-1\n"), std::string::npos) << one_core;
+  }
 }
 
 TEST(Cli, ListShowsEveryRungWithItsStatus) {

@@ -89,7 +89,9 @@ TEST_F(SmokeRun, ContextDescribesMachineBuildAndPeaks) {
   // the model suite ran cpu (a build without OpenBLAS has none).
   for (const auto& b : doc_["benchmarks"]) {
     const std::string name = b.value("name", "");
-    if (name.rfind("model/cpu/", 0) == 0) EXPECT_TRUE(ctx.contains("model_sweep/cpu"));
+    if (name.rfind("model/cpu/", 0) == 0) {
+      EXPECT_TRUE(ctx.contains("model_sweep/cpu"));
+    }
     if (name.rfind("model-sweep/", 0) != 0) continue;
     const std::string backend = name.substr(12, name.find('/', 12) - 12);
     EXPECT_TRUE(ctx.contains("model_sweep/" + backend)) << backend;

@@ -48,7 +48,9 @@ TEST(Model, EveryBackendMatchesTheReference) {
       if (!b.unavailable_reason().empty()) continue;
       const double error = output_error(run_backend(b, c), ref);
       EXPECT_LE(error, tolerance(b.dtype)) << b.name << " on " << c.name;
-      if (b.dtype == DType::bf16) EXPECT_GT(error, 1e-6) << "bf16 should differ from the double reference at all";
+      if (b.dtype == DType::bf16) {
+        EXPECT_GT(error, 1e-6) << "bf16 should differ from the double reference at all";
+      }
     }
   }
 }

@@ -180,7 +180,9 @@ TEST(Traffic, EveryHandWrittenCpuRungHasATrafficModel) {
         rung.threading != Threading::device && rung.dtype == DType::f32 &&
         (rung.mechanism == "loop order and cache lines" || rung.mechanism == "SIMD width" || rung.mechanism == "cache tiling" ||
          rung.mechanism == "cores" || rung.mechanism == "hand-written kernel" || rung.name == "naive");
-    if (hand_cpu) EXPECT_TRUE(rung.traffic) << rung.name << " has no traffic model";
+    if (hand_cpu) {
+      EXPECT_TRUE(rung.traffic) << rung.name << " has no traffic model";
+    }
   }
 }
 

@@ -127,8 +127,9 @@ TEST(Registry, OptionalRungsAreWhatTheirBackendsRegister) {
   // Every GPU rung of the CUDA backend and every library rung is in the table (PyTorch's GPU rungs
   // need PyTorch with CUDA at run time, not the CUDA backend).
   for (const auto& r : registry().gemm)
-    if ((r.threading == Threading::device && r.mechanism != "Python library call") || r.mechanism == "tuned library")
+    if ((r.threading == Threading::device && r.mechanism != "Python library call") || r.mechanism == "tuned library") {
       EXPECT_TRUE(optional_gemm.count(r.name)) << r.name << " is missing from optional_rungs()";
+    }
   EXPECT_NE(not_built_reason(OptionalBackend::cuda).find("LADDER_WITH_CUDA"), std::string::npos);
 }
 
@@ -148,7 +149,9 @@ TEST(CpuFeatures, IsaLevelsParseAndOrder) {
   EXPECT_LT(Isa::avx2, Isa::avx512);
   EXPECT_EQ(isa_unavailable_reason(Isa::scalar), "");
   // AVX-512 implies AVX2 here: a CPU cannot report the wider level without the narrower one.
-  if (isa_unavailable_reason(Isa::avx512).empty()) EXPECT_EQ(isa_unavailable_reason(Isa::avx2), "");
+  if (isa_unavailable_reason(Isa::avx512).empty()) {
+    EXPECT_EQ(isa_unavailable_reason(Isa::avx2), "");
+  }
 }
 
 TEST(Machine, IdIsAFolderName) {

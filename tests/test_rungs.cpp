@@ -113,7 +113,9 @@ TEST(RowBlocks, EveryCoreGetsAnEqualShareOfWholeMicroTiles) {
           }
           largest = std::max(largest, rows);
         }
-        if (blocks > 1) EXPECT_LE(largest - smallest, unit);
+        if (blocks > 1) {
+          EXPECT_LE(largest - smallest, unit);
+        }
       }
   // The case that motivated it: n = 1024 on two cores is 12 blocks of 84 or 90 rows, not 11 of 96.
   const auto two_cores = balanced_row_blocks(1024, 6, 96, 2);
@@ -200,7 +202,9 @@ TEST(GemmInputs, RoundingToEachFormatShowsAndFitsItsTolerance) {
       inexact_in_bf16 |= to_float(in.a_bf16[i]) != in.a[i];
     }
     EXPECT_TRUE(inexact_in_bf16);
-    if (n > 1) EXPECT_TRUE(has_negative && has_positive);
+    if (n > 1) {
+      EXPECT_TRUE(has_negative && has_positive);
+    }
     const double bf16_error = rounding_error(in, [](float x) { return to_float(to_bf16(x)); });
     const double f16_error = rounding_error(in, [](float x) { return to_float(to_f16(x)); });
     const double tf32_truncated =

@@ -200,7 +200,9 @@ TEST_F(TrustCli, TwoRunsIntoOneFileDoNotCorruptEachOther) {
                         run));
   const bool refused = both.output.find("exits 2 0") != std::string::npos;  // one refused, the other whole
   EXPECT_TRUE(refused || both.output.find("exits 0 0") != std::string::npos) << both.output;
-  if (refused) EXPECT_NE(both.output.find("another ladderbench run is writing"), std::string::npos) << both.output;
+  if (refused) {
+    EXPECT_NE(both.output.find("another ladderbench run is writing"), std::string::npos) << both.output;
+  }
   const auto doc = nlohmann::json::parse(content(), nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << content().substr(0, 400);
   EXPECT_EQ(doc["benchmarks"].size(), 4u);  // naive and autovec at n = 8 and 33
@@ -288,7 +290,9 @@ TEST_F(TrustCli, ResultsReplaceOnlyARegularFileAndKeepItsMode) {
   }
   EXPECT_TRUE(fs::is_fifo(fifo));
   EXPECT_TRUE(fs::is_symlink(link));
-  if (have_device) EXPECT_TRUE(fs::is_character_file(device));
+  if (have_device) {
+    EXPECT_TRUE(fs::is_character_file(device));
+  }
   write_good_file();
   fs::permissions(out_, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
   const Result r = shell(fmt::format("{} {} --benchmark_out='{}'", exe(), kSmoke, out_.string()));

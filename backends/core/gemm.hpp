@@ -109,7 +109,7 @@ struct GemmRung {
   // The peak probe whose rate is this rung's compute roof, where the rung is held to one unit of
   // the machine's ("scalar-fma": built without vectorisation; "avx2-fma": AVX2 code on a CPU that
   // also has AVX-512); empty: the fastest unit for its dtype.
-  std::string unit_probe;
+  std::string unit_probe = {};
   // Interpreted rungs: bytecode dispatches per FLOP of their program, for the overhead floor.
   double dispatches_per_flop = 0;
   // A library that picks its own thread count (OpenBLAS, oneDNN) may run a small problem on the
@@ -121,7 +121,7 @@ struct GemmRung {
   // Its output is in its 16-bit format (PyTorch's matmul of bf16 tensors returns bf16): verified
   // against the rounded operands' product with that format's rounding of each element allowed.
   bool rounds_output = false;
-  std::string summary;  // one line for --list: what this rung is
+  std::string summary = {};  // one line for --list: what this rung is
   // The rungs the console's "head to head" sets this one beside (a hand-written kernel and the
   // libraries it should match), each with the ratio it aims at and the size that ratio is for
   // (0: every size), where there is one.
@@ -130,25 +130,25 @@ struct GemmRung {
     std::string target;
     std::int64_t target_n = 0;
   };
-  std::vector<Rival> rivals;
+  std::vector<Rival> rivals = {};
   // What this rung removes or adds over the one below it, one of: interpretation and boxing,
   // loop order and cache lines, SIMD width, cache tiling, cores, hand-written kernel, tuned
   // library, ahead-of-time layout, matrix units (AMX tiles, tensor cores), bf16 dot products
   // (AVX512-BF16: vector instructions), GPU, Python library call, reference. The ladder report
   // predicts each step's factor from it.
-  std::string mechanism;
+  std::string mechanism = {};
   // The rung this one refines (its relative speedup and its prediction are over that one), or, for
   // a library or framework rung, the baseline it is set against; several, '|'-separated, where the
   // first that ran is meant (the best hand-written rung of the same unit: "avx512|avx2"). Empty
   // only for the chain's start.
-  std::string parent;
+  std::string parent = {};
   // The terms of its traffic model at size n on `threads` threads (see TrafficTerm; working sets
   // per thread, bytes over all of them); empty: only the compulsory bytes (a library's blocking
   // is its own, a GPU's traffic is not modelled).
-  std::function<std::vector<TrafficTerm>(std::int64_t n, int threads)> traffic;
+  std::function<std::vector<TrafficTerm>(std::int64_t n, int threads)> traffic = {};
   // Empty when the rung can run here; otherwise why not.
   std::function<std::string()> unavailable_reason = [] { return std::string(); };
-  std::function<std::unique_ptr<GemmKernel>(const GemmOperands&)> prepare;
+  std::function<std::unique_ptr<GemmKernel>(const GemmOperands&)> prepare = {};
 };
 
 }  // namespace ladder

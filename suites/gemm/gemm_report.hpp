@@ -22,10 +22,10 @@ struct LadderRow {
   double seconds = 0;
   double flops = 0;          // FLOP/s
   double peak_fraction = 0;  // 0 when no peak was measured
-  std::string error;         // non-empty: the case failed and has no speed
+  std::string error = {};    // non-empty: the case failed and has no speed
   double rel_error = -1;     // against the double reference: what the number format costs (<0: none)
   double cv = 0;             // the repetitions' coefficient of variation (0: one repetition)
-  std::string parent;        // the rung it improves on ("avx512|avx2": the first of them that ran)
+  std::string parent = {};   // the rung it improves on ("avx512|avx2": the first of them that ran)
 };
 
 // One row per rung of the registry that ran: at `ladder_n`, or for rungs capped below it at
