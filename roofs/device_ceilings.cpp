@@ -11,6 +11,7 @@
 #ifdef LADDER_HAVE_CUDA
 #include "cuda/cuda_device.hpp"
 #include "cuda/device_kernels.hpp"
+#include "roofs/stream_kernels.hpp"
 #endif
 
 namespace ladder {

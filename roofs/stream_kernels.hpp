@@ -6,6 +6,17 @@
 #include <string>
 #include <vector>
 
+namespace ladder::cuda {
+
+// STREAM on the device (stream_kernels.cu, CUDA builds only), f32 and f64: out-of-place copy and triad a = b + s·c, grid-stride
+// loops of 16-byte vectors (the arrays as cudaMalloc returns them: 256-byte aligned).
+void launch_copy(const float* in, float* out, std::int64_t n, void* stream);
+void launch_copy(const double* in, double* out, std::int64_t n, void* stream);
+void launch_triad(float* a, const float* b, const float* c, float s, std::int64_t n, void* stream);
+void launch_triad(double* a, const double* b, const double* c, double s, std::int64_t n, void* stream);
+
+}  // namespace ladder::cuda
+
 namespace ladder::stream {
 
 enum class Kernel { copy, scale, add, triad };

@@ -10,128 +10,11 @@
 
 #include "cuda_device.hpp"
 #include "device_kernels.hpp"
+#include "launch_shape.cuh"
 #include "uniform_fill.hpp"
 
 namespace ladder::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-cudaStream_t as_stream(void* s) { return static_cast<cudaStream_t>(s); }
-
-// The selected device's multiprocessors (--device N); 1 where it does not answer.
-int multiprocessors() {
-  int sms = 0;
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_index());
-  return sms > 0 ? sms : 1;
-}
-
-int grid_for(std::int64_t work) {
-  const std::int64_t wanted = (work + kThreads - 1) / kThreads;
-  const std::int64_t cap = static_cast<std::int64_t>(multiprocessors()) * 32;  // enough blocks in flight
-  return static_cast<int>(wanted < cap ? (wanted > 0 ? wanted : 1) : cap);
-}
-
-// STREAM copy and triad, 16 bytes a load and a store (float4, double2: a quarter of the memory
-// instructions of one element each, so more bytes are in flight per thread), grid-stride; the
-// last elements past a whole vector one at a time.
-template <class T>
-struct Vec16;
-template <>
-struct Vec16<float> {
-  using type = float4;
-  static constexpr int lanes = 4;
-};
-template <>
-struct Vec16<double> {
-  using type = double2;
-  static constexpr int lanes = 2;
-};
-
-__device__ inline float4 triad_of(float4 b, float4 c, float s) {
-  return make_float4(b.x + s * c.x, b.y + s * c.y, b.z + s * c.z, b.w + s * c.w);
-}
-__device__ inline double2 triad_of(double2 b, double2 c, double s) { return make_double2(b.x + s * c.x, b.y + s * c.y); }
-
-template <class T>
-__global__ void copy_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t n) {
-  using V = typename Vec16<T>::type;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  const std::int64_t first = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  const std::int64_t vectors = n / Vec16<T>::lanes;
-  for (std::int64_t i = first; i < vectors; i += stride) reinterpret_cast<V*>(out)[i] = reinterpret_cast<const V*>(in)[i];
-  for (std::int64_t i = vectors * Vec16<T>::lanes + first; i < n; i += stride) out[i] = in[i];
-}
-
-template <class T>
-__global__ void triad_kernel(T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c, T s, std::int64_t n) {
-  using V = typename Vec16<T>::type;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  const std::int64_t first = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  const std::int64_t vectors = n / Vec16<T>::lanes;
-  for (std::int64_t i = first; i < vectors; i += stride)
-    reinterpret_cast<V*>(a)[i] = triad_of(reinterpret_cast<const V*>(b)[i], reinterpret_cast<const V*>(c)[i], s);
-  for (std::int64_t i = vectors * Vec16<T>::lanes + first; i < n; i += stride) a[i] = b[i] + s * c[i];
-}
-
-// The roofline kernel: four elements a thread, loaded and stored as one 16-byte vector, their k
-// multiply-adds four independent chains, eight steps of them between loop tests. One element a
-// thread (one dependent chain, and a loop test per FMA) reached 0.61 of the FMA probe at k = 512
-// on an H200; the work counted is unchanged: exactly k multiply-adds per element, so out = in + k
-// still checks it.
-template <class T>
-struct alignas(16) Four {
-  T v[4];
-};
-
-// One 16-byte load or store: copying Four<__half2> member by member compiles to four 4-byte ones.
-template <class T>
-__device__ inline Four<T> load_four(const Four<T>* p) {
-  const uint4 raw = *reinterpret_cast<const uint4*>(p);
-  Four<T> value;
-  memcpy(&value, &raw, sizeof value);
-  return value;
-}
-template <class T>
-__device__ inline void store_four(Four<T>* p, const Four<T>& value) {
-  uint4 raw;
-  memcpy(&raw, &value, sizeof raw);
-  *reinterpret_cast<uint4*>(p) = raw;
-}
-
-__device__ inline float fma_of(float y, float a, float b) { return fmaf(y, a, b); }
-__device__ inline __half2 fma_of(__half2 y, __half2 a, __half2 b) { return __hfma2(y, a, b); }
-
-template <class T>
-__device__ inline T chain(T y, int k, T a, T b) {
-  for (int j = 0; j < k; ++j) y = fma_of(y, a, b);
-  return y;
-}
-
-// T: float (elements) or __half2 (pairs of f16 elements); n counts T values.
-template <class T>
-__global__ void roofline_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t n, int k, T a, T b) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  const std::int64_t first = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  const std::int64_t groups = n / 4;
-  const auto* in4 = reinterpret_cast<const Four<T>*>(in);  // cudaMalloc's buffers are 256-byte aligned
-  auto* out4 = reinterpret_cast<Four<T>*>(out);
-  for (std::int64_t g = first; g < groups; g += stride) {
-    Four<T> y = load_four(in4 + g);
-    int j = 0;
-    for (; j + 8 <= k; j += 8) {
-#pragma unroll
-      for (int u = 0; u < 8; ++u) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) y.v[e] = fma_of(y.v[e], a, b);
-      }
-    }
-#pragma unroll
-    for (int e = 0; e < 4; ++e) y.v[e] = chain(y.v[e], k - j, a, b);
-    store_four(out4 + g, y);
-  }
-  for (std::int64_t i = groups * 4 + first; i < n; i += stride) out[i] = chain(in[i], k, a, b);  // the last n % 4
-}
 
 __global__ void empty_kernel() {}
 
@@ -316,26 +199,6 @@ void copy_async(void* dst, const void* src, std::size_t bytes, CopyKind kind, vo
         "cudaMemcpyAsync");
 }
 
-void launch_copy(const float* in, float* out, std::int64_t n, void* stream) {
-  copy_kernel<float><<<grid_for(n / 4 + 1), kThreads, 0, as_stream(stream)>>>(in, out, n);
-}
-void launch_copy(const double* in, double* out, std::int64_t n, void* stream) {
-  copy_kernel<double><<<grid_for(n / 2 + 1), kThreads, 0, as_stream(stream)>>>(in, out, n);
-}
-void launch_triad(float* a, const float* b, const float* c, float s, std::int64_t n, void* stream) {
-  triad_kernel<float><<<grid_for(n / 4 + 1), kThreads, 0, as_stream(stream)>>>(a, b, c, s, n);
-}
-void launch_triad(double* a, const double* b, const double* c, double s, std::int64_t n, void* stream) {
-  triad_kernel<double><<<grid_for(n / 2 + 1), kThreads, 0, as_stream(stream)>>>(a, b, c, s, n);
-}
-
-void launch_roofline_f32(const float* in, float* out, std::int64_t n, int k, float a, float b, void* stream) {
-  roofline_kernel<float><<<grid_for(n / 4 + 1), kThreads, 0, as_stream(stream)>>>(in, out, n, k, a, b);
-}
-void launch_roofline_f16(const void* in, void* out, std::int64_t n, int k, float a, float b, void* stream) {
-  roofline_kernel<__half2><<<grid_for(n / 8 + 1), kThreads, 0, as_stream(stream)>>>(
-      static_cast<const __half2*>(in), static_cast<__half2*>(out), n / 2, k, __float2half2_rn(a), __float2half2_rn(b));
-}
 void launch_empty(void* stream) { empty_kernel<<<1, 1, 0, as_stream(stream)>>>(); }
 
 double launch_fma_probe(FmaFormat format, void* sink, std::int64_t iterations, void* stream) {
@@ -357,23 +220,6 @@ double launch_fma_probe(FmaFormat format, void* sink, std::int64_t iterations, v
       return launch(static_cast<__nv_bfloat162*>(sink), 2);
   }
   return 0;
-}
-
-std::function<void()> empty_kernel_chain(int count, bool as_graph, void* stream) {
-  cudaStream_t s = as_stream(stream);
-  if (!as_graph)
-    return [count, s] {
-      for (int i = 0; i < count; ++i) empty_kernel<<<1, 1, 0, s>>>();
-    };
-  cudaGraph_t graph = nullptr;
-  check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
-  for (int i = 0; i < count; ++i) empty_kernel<<<1, 1, 0, s>>>();
-  check(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture");
-  cudaGraphExec_t exec = nullptr;
-  check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
-  cudaGraphDestroy(graph);
-  std::shared_ptr<CUgraphExec_st> owned(exec, [](cudaGraphExec_t e) { cudaGraphExecDestroy(e); });
-  return [owned, s] { check(cudaGraphLaunch(owned.get(), s), "cudaGraphLaunch"); };
 }
 
 void fill_uniform(void* data, std::int64_t n, FillType type, std::uint32_t seed) {

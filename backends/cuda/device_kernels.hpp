@@ -1,6 +1,7 @@
-// The GPU's ceilings and memory-bound kernels, callable from plain C++: device STREAM, the
-// roofline sweep, an empty kernel, FMA-only peak probes, and the small RAII helpers the GPU
-// suites use. All launches go to the stream given (a cudaStream_t as void*).
+// The GPU's device layer and the ceilings' probes, callable from plain C++: the small RAII
+// helpers the GPU suites use, an empty kernel, FMA-only peak probes, read and write rates, device
+// sums. All launches go to the stream given (a cudaStream_t as void*). A suite's own kernels live
+// in its folder (roofline_kernels.cu, overhead_kernels.cu), STREAM's beside the CPU's in roofs/.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -60,19 +61,6 @@ class DeviceTimer {
 enum class CopyKind { host_to_device, device_to_host };
 void copy_async(void* dst, const void* src, std::size_t bytes, CopyKind kind, void* stream);
 
-// STREAM on the device, f32 and f64: out-of-place copy and triad a = b + s·c, grid-stride loops
-// of 16-byte vectors (the arrays as cudaMalloc returns them: 256-byte aligned).
-void launch_copy(const float* in, float* out, std::int64_t n, void* stream);
-void launch_copy(const double* in, double* out, std::int64_t n, void* stream);
-void launch_triad(float* a, const float* b, const float* c, float s, std::int64_t n, void* stream);
-void launch_triad(double* a, const double* b, const double* c, double s, std::int64_t n, void* stream);
-
-// The roofline kernel: out = in after k multiply-adds y = y·a + b per element, four elements a
-// thread in 16-byte vectors (four independent chains). f16 works on pairs (half2, two lanes per
-// instruction); n counts f16 elements and must be even.
-void launch_roofline_f32(const float* in, float* out, std::int64_t n, int k, float a, float b, void* stream);
-void launch_roofline_f16(const void* in, void* out, std::int64_t n, int k, float a, float b, void* stream);
-
 // An empty kernel, one block of one thread: what a launch costs.
 void launch_empty(void* stream);
 
@@ -101,10 +89,6 @@ double write_rate(std::int64_t bytes);
 double device_sum(const float* data, std::int64_t n);
 double device_sum(const double* data, std::int64_t n);
 double device_sum_f16(const void* data, std::int64_t n);  // f16 has no host type here: the bytes
-
-// A chain of `count` empty kernels on `stream`: launched one by one, or captured once into a
-// CUDA graph and replayed. The returned function enqueues one chain.
-std::function<void()> empty_kernel_chain(int count, bool as_graph, void* stream);
 
 // A tiny f32 cuBLAS GEMM (n×n on device buffers it owns); the function enqueues one call.
 std::function<void(void* stream)> small_cublas_gemm(int n);

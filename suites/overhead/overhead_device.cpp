@@ -6,6 +6,7 @@
 
 #include "cuda/device_kernels.hpp"
 #include "device_case.hpp"
+#include "overhead_kernels.hpp"
 #include "overhead_suite.hpp"
 
 namespace ladder {

@@ -7,6 +7,16 @@
 #include <cstdint>
 #include <string>
 
+namespace ladder::cuda {
+
+// The roofline kernel on the device (roofline_kernels.cu, CUDA builds only): out = in after k multiply-adds y = y·a + b per
+// element, four elements a thread in 16-byte vectors (four independent chains). f16 works on pairs (half2, two lanes per
+// instruction); n counts f16 elements and must be even.
+void launch_roofline_f32(const float* in, float* out, std::int64_t n, int k, float a, float b, void* stream);
+void launch_roofline_f16(const void* in, void* out, std::int64_t n, int k, float a, float b, void* stream);
+
+}  // namespace ladder::cuda
+
 namespace ladder::roofline {
 
 // FLOPs and bytes of one pass, defined once for every device: k multiply-adds per element;
