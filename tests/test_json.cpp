@@ -10,13 +10,22 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <map>
+#include <regex>
 #include <set>
+#include <sstream>
 
 #include <unistd.h>
 
 namespace {
 
 namespace fs = std::filesystem;
+
+std::vector<std::string> split_text(const std::string& text, char separator) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, separator);) items.push_back(item);
+  return items;
+}
 
 class SmokeRun : public ::testing::Test {
  protected:
@@ -125,6 +134,34 @@ TEST_F(SmokeRun, ContextDescribesMachineBuildAndPeaks) {
   }
   EXPECT_GT(one_core, 0);
   EXPECT_GT(all_cores, 0);
+}
+
+// The mechanisms the ladder report compares against (scripts/ladderreport/ladder.py) are the
+// program's own names, as the context lists them: a name changed on one side fails here.
+TEST_F(SmokeRun, TheLadderReportKnowsOnlyTheProgramsMechanisms) {
+  const auto& ctx = doc_["context"];
+  ASSERT_TRUE(ctx.contains("mechanism_names"));
+  std::set<std::string> names;
+  for (const std::string& name : split_text(ctx["mechanism_names"].get<std::string>(), '|')) names.insert(name);
+  EXPECT_TRUE(names.count("hand-written kernel") && names.count("SIMD width")) << ctx["mechanism_names"];
+  std::ifstream in(std::string(LADDER_SOURCE_DIR) + "/scripts/ladderreport/ladder.py");
+  const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(source.empty());
+  // mechanism == "X", below_mechanism in ("X", "Y"): every quoted name on such a line.
+  const std::regex compared(R"(mechanism (==|!=|in) ([^:\n]*))"), quoted(R"re("([^"]+)")re");
+  int seen = 0;
+  for (auto it = std::sregex_iterator(source.begin(), source.end(), compared); it != std::sregex_iterator(); ++it) {
+    const std::string tail = (*it)[2];
+    // Up to the next clause: `mechanism == "x" or "tf32" in rung`, `... and "dot products" in unit`.
+    std::size_t end = tail.size();
+    for (const char* clause : {" or ", " and ", " else "}) end = std::min(end, tail.find(clause));
+    const std::string operands = tail.substr(0, end);
+    for (auto q = std::sregex_iterator(operands.begin(), operands.end(), quoted); q != std::sregex_iterator(); ++q) {
+      ++seen;
+      EXPECT_TRUE(names.count((*q)[1])) << "ladder.py compares a mechanism against '" << (*q)[1] << "', which no rung has";
+    }
+  }
+  EXPECT_GT(seen, 10);
 }
 
 // Counters every case of a suite carries.

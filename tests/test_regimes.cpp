@@ -178,8 +178,8 @@ TEST(Traffic, EveryHandWrittenCpuRungHasATrafficModel) {
   for (const GemmRung& rung : registry().gemm) {
     const bool hand_cpu =
         rung.threading != Threading::device && rung.dtype == DType::f32 &&
-        (rung.mechanism == "loop order and cache lines" || rung.mechanism == "SIMD width" || rung.mechanism == "cache tiling" ||
-         rung.mechanism == "cores" || rung.mechanism == "hand-written kernel" || rung.name == "naive");
+        (rung.mechanism == Mechanism::loop_order || rung.mechanism == Mechanism::simd || rung.mechanism == Mechanism::tiling ||
+         rung.mechanism == Mechanism::cores || rung.mechanism == Mechanism::hand_written || rung.name == "naive");
     if (hand_cpu) {
       EXPECT_TRUE(rung.traffic) << rung.name << " has no traffic model";
     }

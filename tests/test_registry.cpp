@@ -76,7 +76,7 @@ TEST(Registry, NamesAreUniqueAndEveryRungIsComplete) {
     EXPECT_TRUE(seen.insert(r.name).second) << r.name;
     EXPECT_TRUE(r.prepare) << r.name;
     EXPECT_FALSE(r.summary.empty()) << r.name;
-    EXPECT_FALSE(r.mechanism.empty()) << r.name;
+    EXPECT_NE(r.mechanism, Mechanism::none) << r.name << " was registered without a mechanism";
     EXPECT_EQ(r.name.find('/'), std::string::npos) << "a slash would break case names";
   }
   EXPECT_EQ(registry().find_gemm("no-such-rung"), nullptr);
@@ -87,7 +87,7 @@ TEST(Registry, NamesAreUniqueAndEveryRungIsComplete) {
 // built have none).
 TEST(Registry, EveryRungNamesItsParent) {
   for (const auto& r : registry().gemm) {
-    if (r.mechanism == "not built") continue;
+    if (r.mechanism == Mechanism::not_built) continue;
     if (r.name == "python") {
       EXPECT_TRUE(r.parent.empty());
       continue;
@@ -114,7 +114,7 @@ TEST(Registry, OptionalRungsAreWhatTheirBackendsRegister) {
       ASSERT_NE(rung, nullptr) << o.name;
       EXPECT_EQ(rung->dtype, o.dtype) << o.name;
       EXPECT_EQ(rung->threading == Threading::device, o.backend == OptionalBackend::cuda) << o.name;
-      EXPECT_EQ(rung->mechanism == "not built", !backend_built(o.backend)) << o.name;
+      EXPECT_EQ(rung->mechanism == Mechanism::not_built, !backend_built(o.backend)) << o.name;
       EXPECT_EQ(rung->unavailable_reason() == not_built_reason(o.backend), !backend_built(o.backend)) << o.name;
     }
     if (o.kind == RungKind::model) {
@@ -127,7 +127,7 @@ TEST(Registry, OptionalRungsAreWhatTheirBackendsRegister) {
   // Every GPU rung of the CUDA backend and every library rung is in the table (PyTorch's GPU rungs
   // need PyTorch with CUDA at run time, not the CUDA backend).
   for (const auto& r : registry().gemm)
-    if ((r.threading == Threading::device && r.mechanism != "Python library call") || r.mechanism == "tuned library") {
+    if ((r.threading == Threading::device && r.mechanism != Mechanism::python_call) || r.mechanism == Mechanism::tuned_library) {
       EXPECT_TRUE(optional_gemm.count(r.name)) << r.name << " is missing from optional_rungs()";
     }
   EXPECT_NE(not_built_reason(OptionalBackend::cuda).find("LADDER_WITH_CUDA"), std::string::npos);

@@ -81,7 +81,7 @@ GemmRung fault_rung(std::string name, DType dtype, std::function<std::unique_ptr
   rung.name = std::move(name);
   rung.dtype = dtype;
   rung.summary = "test-only: an injected fault";
-  rung.mechanism = "hand-written kernel";
+  rung.mechanism = Mechanism::hand_written;
   rung.prepare = std::move(prepare);
   return rung;
 }

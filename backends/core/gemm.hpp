@@ -98,6 +98,48 @@ constexpr std::string_view threading_name(Threading t) {
   return t == Threading::all_cores ? "all cores" : t == Threading::device ? "GPU" : "1 core";
 }
 
+// What a rung removes or adds over the one it refines, the reason it should be faster. Declared
+// here once: the results' context lists the names (mechanism_names) and the report tools read
+// them from there.
+enum class Mechanism {
+  none,  // not set: a registration without one fails Registry.EveryRungSaysWhatItIsAndWhatItRefines
+  reference,
+  interpretation,
+  loop_order,
+  simd,
+  tiling,
+  cores,
+  hand_written,
+  tuned_library,
+  layout,
+  matrix_units,
+  bf16_dot_products,
+  gpu,
+  python_call,
+  not_built,
+};
+inline constexpr const char* kMechanismNames[] = {
+    "none",
+    "reference",
+    "interpretation and boxing",
+    "loop order and cache lines",
+    "SIMD width",
+    "cache tiling",
+    "cores",
+    "hand-written kernel",
+    "tuned library",
+    "ahead-of-time layout",
+    "matrix units",
+    "bf16 dot products",
+    "GPU",
+    "Python library call",
+    "not built",
+};
+static_assert(std::size(kMechanismNames) == static_cast<std::size_t>(Mechanism::not_built) + 1);
+inline const char* mechanism_name(Mechanism m) { return kMechanismNames[static_cast<int>(m)]; }
+// "reference|interpretation and boxing|...": every name but none's, for the context.
+std::string mechanism_names();
+
 struct GemmRung {
   std::string name;  // "avx512": the case is gemm/<name>/<dtype>/n:<n>
   DType dtype = DType::f32;
@@ -131,12 +173,9 @@ struct GemmRung {
     std::int64_t target_n = 0;
   };
   std::vector<Rival> rivals = {};
-  // What this rung removes or adds over the one below it, one of: interpretation and boxing,
-  // loop order and cache lines, SIMD width, cache tiling, cores, hand-written kernel, tuned
-  // library, ahead-of-time layout, matrix units (AMX tiles, tensor cores), bf16 dot products
-  // (AVX512-BF16: vector instructions), GPU, Python library call, reference. The ladder report
-  // predicts each step's factor from it.
-  std::string mechanism = {};
+  // What this rung removes or adds over the one below it (Mechanism): the ladder report predicts
+  // each step's factor from it.
+  Mechanism mechanism = Mechanism::none;
   // The rung this one refines (its relative speedup and its prediction are over that one), or, for
   // a library or framework rung, the baseline it is set against; several, '|'-separated, where the
   // first that ran is meant (the best hand-written rung of the same unit: "avx512|avx2"). Empty

@@ -8,6 +8,12 @@
 
 namespace ladder {
 
+std::string mechanism_names() {
+  std::string names;
+  for (std::size_t i = 1; i < std::size(kMechanismNames); ++i) names += (i > 1 ? "|" : "") + std::string(kMechanismNames[i]);
+  return names;
+}
+
 namespace {
 std::mutex g_software_mutex;
 std::vector<std::pair<std::string, std::string>> g_software;
@@ -112,7 +118,7 @@ const Registry& registry() {
       placeholder.name = o.name;
       placeholder.dtype = o.dtype;
       placeholder.threading = o.threading();
-      placeholder.mechanism = "not built";
+      placeholder.mechanism = Mechanism::not_built;
       placeholder.summary = not_built_summary(o.backend);
       placeholder.unavailable_reason = [reason = not_built_reason(o.backend)] { return reason; };
       placeholder.prepare = [](const GemmOperands&) -> std::unique_ptr<GemmKernel> {

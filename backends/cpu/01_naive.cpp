@@ -21,7 +21,7 @@ GemmRung naive_rung() {
   rung.threading = Threading::one_core;
   rung.unit_probe = "scalar-fma";
   rung.max_n = 1024;
-  rung.mechanism = "interpretation and boxing";
+  rung.mechanism = Mechanism::interpretation;
   rung.parent = "boxed";
   rung.summary = "i-j-k scalar loops, -O2, vectorisation off";
   // Each multiply-add steps down a column of B to a new cache line; the line serves the next

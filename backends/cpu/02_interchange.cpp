@@ -26,7 +26,7 @@ GemmRung interchange_rung() {
   // The common size itself: B streamed once per row of A costs about 20 s a call at n = 4096 on
   // one core (minutes with its repetitions), so it is measured there, not extrapolated.
   rung.max_n = 4096;
-  rung.mechanism = "loop order and cache lines";
+  rung.mechanism = Mechanism::loop_order;
   rung.parent = "naive";
   rung.summary = "i-k-j scalar loops: unit-stride inner loop, vectorisation off";
   rung.traffic = row_streaming_traffic;

@@ -22,7 +22,7 @@ GemmRung autovec_rung() {
   GemmRung rung;
   rung.name = "autovec";
   rung.threading = Threading::one_core;
-  rung.mechanism = "SIMD width";
+  rung.mechanism = Mechanism::simd;
   rung.parent = "interchange";
   rung.summary = "i-k-j loops auto-vectorised for the native ISA (-O3 -march=native)";
   rung.traffic = row_streaming_traffic;

@@ -14,7 +14,7 @@ GemmRung parallel_rung() {
   GemmRung rung;
   rung.name = "parallel";
   rung.threading = Threading::all_cores;
-  rung.mechanism = "cores";
+  rung.mechanism = Mechanism::cores;
   rung.parent = "tiled";
   rung.summary = "the tiled kernel with C's rows split across all cores (OpenMP)";
   rung.traffic = gemm_tiled_traffic;

@@ -89,7 +89,7 @@ GemmRung avx2_rung() {
   GemmRung rung;
   rung.name = "avx2";
   rung.threading = Threading::all_cores;
-  rung.mechanism = "hand-written kernel";
+  rung.mechanism = Mechanism::hand_written;
   rung.parent = "parallel";
   rung.unit_probe = "avx2-fma";
   rung.rivals = {{optional_rung::openblas.name, ""}, {optional_rung::onednn.name, ""}};

@@ -80,7 +80,7 @@ GemmRung avx512_rung() {
   rung.name = "avx512";
   rung.small_gemm_sweep = true;
   rung.threading = Threading::all_cores;
-  rung.mechanism = "hand-written kernel";
+  rung.mechanism = Mechanism::hand_written;
   rung.parent = "parallel";
   rung.unit_probe = "avx512-fma";
   rung.rivals = {{optional_rung::openblas.name, ">= 1.0", 2048}, {optional_rung::onednn.name, ""}};

@@ -20,7 +20,7 @@ __global__ void naive_kernel(int n, const float* __restrict__ a, const float* __
 }  // namespace
 
 GemmRung cuda_naive_rung() {
-  return cuda::device_f32_rung(optional_rung::cuda_naive.name, "GPU", "parallel",
+  return cuda::device_f32_rung(optional_rung::cuda_naive.name, Mechanism::gpu, "parallel",
                                "CUDA, one thread per element of C, operands from device memory",
                                [](const cuda::DeviceOperands& d) {
                                  const int n = static_cast<int>(d.n), blocks = cuda::ElementGrid::blocks(n);

@@ -138,7 +138,7 @@ GemmRung mma_rung(const OptionalRung& which, const char* summary) {
   rung.dtype = which.dtype;
   rung.threading = Threading::device;
   rung.self_timed = true;
-  rung.mechanism = "matrix units";
+  rung.mechanism = Mechanism::matrix_units;
   rung.parent = optional_rung::cuda_warptile.name;  // WMMA tiles against the best FMA kernel
   rung.summary = summary;
   rung.unavailable_reason = [which] { return cuda::unavailable_for(which.dtype, which.name); };

@@ -87,13 +87,13 @@ std::unique_ptr<GemmKernel> make_device_gemm(const GemmOperands& op, DType input
   return std::make_unique<DeviceGemm>(op, input, std::move(launch), std::move(label));
 }
 
-GemmRung device_f32_rung(std::string name, std::string mechanism, std::string parent, std::string summary,
+GemmRung device_f32_rung(std::string name, Mechanism mechanism, std::string parent, std::string summary,
                          std::function<void(const DeviceOperands&)> launch) {
   GemmRung rung;
   rung.name = std::move(name);
   rung.threading = Threading::device;
   rung.self_timed = true;
-  rung.mechanism = std::move(mechanism);
+  rung.mechanism = mechanism;
   rung.parent = std::move(parent);
   rung.summary = std::move(summary);
   rung.unavailable_reason = [] { return unavailable_reason(); };

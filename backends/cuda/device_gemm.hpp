@@ -25,7 +25,7 @@ std::unique_ptr<GemmKernel> make_device_gemm(const GemmOperands& op, DType input
 // A rung whose kernel multiplies f32 operands in device memory (cuda-naive, cuda-tiled,
 // cuda-regtile): `launch` enqueues the kernel; the rest is what every such rung shares. `parent`:
 // the rung it refines (GemmRung::parent).
-GemmRung device_f32_rung(std::string name, std::string mechanism, std::string parent, std::string summary,
+GemmRung device_f32_rung(std::string name, Mechanism mechanism, std::string parent, std::string summary,
                          std::function<void(const DeviceOperands&)> launch);
 
 // Unavailable reason for a rung that needs compute capability `minimum` (e.g. 80 for TF32).

@@ -90,8 +90,9 @@ GemmRung onednn_rung(DType dtype, bool packed = false) {
   if (packed) rung.rivals = {{dtype == DType::bf16 ? o::onednn_bf16.name : o::onednn.name, ""}};  // the layout's gain
   // oneDNN's bf16 runs on AMX tiles where the CPU has them (and no cap forbids them), else on
   // AVX512-BF16 dot products: vector instructions, no matrix unit.
-  const char* bf16_mechanism = isa_unavailable_reason(Isa::amx).empty() ? "matrix units" : "bf16 dot products";
-  rung.mechanism = packed ? "ahead-of-time layout" : dtype == DType::bf16 ? bf16_mechanism : "tuned library";
+  const Mechanism bf16_mechanism =
+      isa_unavailable_reason(Isa::amx).empty() ? Mechanism::matrix_units : Mechanism::bf16_dot_products;
+  rung.mechanism = packed ? Mechanism::layout : dtype == DType::bf16 ? bf16_mechanism : Mechanism::tuned_library;
   // The packed rungs over their unpacked selves; bf16 over oneDNN's f32; f32 over the best hand-written kernel.
   rung.parent = packed                 ? std::string(dtype == DType::bf16 ? o::onednn_bf16.name : o::onednn.name)
                 : dtype == DType::bf16 ? std::string(o::onednn.name)

@@ -56,7 +56,7 @@ GemmRung openblas_rung() {
   rung.threading = Threading::all_cores;
   rung.picks_own_threads = true;  // one thread below its size thresholds
   rung.small_gemm_sweep = true;
-  rung.mechanism = "tuned library";
+  rung.mechanism = Mechanism::tuned_library;
   rung.parent = "avx512|avx2";  // the best hand-written kernel of the same units
   rung.summary = "cblas_sgemm (OpenBLAS, " + openblas_build() + " build), all cores";
   rung.prepare = [](const GemmOperands& op) {

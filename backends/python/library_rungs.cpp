@@ -110,7 +110,7 @@ GemmRung library_rung(const std::string& name, const std::string& library, const
   rung.threading = threading;
   rung.picks_own_threads = true;  // the library's own pool; small calls run on one thread
   rung.self_timed = true;
-  rung.mechanism = "Python library call";
+  rung.mechanism = Mechanism::python_call;
   // The overhead suite times it at n = 1 … 64 too, beside the C++ libraries called directly
   // (cuBLAS for the GPU's): what the interpreter and the library's dispatch cost a call.
   rung.small_gemm_sweep = true;

@@ -352,7 +352,8 @@ std::vector<SuiteRung> gemm_rungs() {
   std::vector<SuiteRung> rungs;
   for (const GemmRung& rung : registry().gemm)
     rungs.push_back({rung.name, std::string(dtype_name(rung.dtype)), std::string(threading_name(rung.threading)),
-                     rung.max_n > 0 ? fmt::format("n<={}", rung.max_n) : "", rung.mechanism + ": " + rung.summary,
+                     rung.max_n > 0 ? fmt::format("n<={}", rung.max_n) : "",
+                     std::string(mechanism_name(rung.mechanism)) + ": " + rung.summary,
                      [&rung] { return gemm_rung_unavailable_reason(rung); }});
   return rungs;
 }

@@ -15,7 +15,7 @@ GemmRung boxed_rung() {
   rung.max_n = 128;
   // The k loop runs 17 instructions (FOR_ITER … JUMP) for one multiply and one add.
   rung.dispatches_per_flop = 17.0 / 2;
-  rung.mechanism = "reference";
+  rung.mechanism = Mechanism::reference;
   rung.parent = boxed::kPythonRung;
   rung.rivals = {{boxed::kPythonRung, "within 1/3 .. 3"}};  // a faithful model of CPython's costs
   rung.summary = "bytecode interpreter over boxed, reference-counted values (CPython's model)";

@@ -117,7 +117,7 @@ GemmRung python_rung() {
   // The k loop runs 17 instructions (FOR_ITER … JUMP) for one multiply and one add.
   rung.dispatches_per_flop = 17.0 / 2;
   rung.self_timed = true;
-  rung.mechanism = "reference";
+  rung.mechanism = Mechanism::reference;
   rung.summary = "reference point: the same matmul.py under the real CPython (python3)";
   rung.unavailable_reason = [] {
     return find_python().empty() ? std::string("python3 not found on PATH (or set LADDER_PYTHON)") : std::string();
