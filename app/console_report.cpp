@@ -25,7 +25,7 @@ void print_titled(Console& console, const std::string& title, const std::string&
 }
 }  // namespace
 
-void print_console_reports(const std::vector<Run>& runs, const Ceilings& ceilings, const std::string& profile, Console& console) {
+void print_console_reports(const std::vector<Run>& runs, const Ceilings& ceilings, Profile profile, Console& console) {
   const ReportRequest request{runs, ceilings, profile};
   for (const Suite& suite : suites())
     if (suite.report)

@@ -16,7 +16,7 @@
 namespace ladder {
 
 // The suites' closing tables (part of the closing summary, shown under --quiet too), then the roof check.
-void print_console_reports(const std::vector<Run>& runs, const Ceilings& ceilings, const std::string& profile, Console& console);
+void print_console_reports(const std::vector<Run>& runs, const Ceilings& ceilings, Profile profile, Console& console);
 
 // Every roof_fraction of the run (GEMM and roofline cases, each model operation; medians where
 // repetitions made them): how many exceed 1, and the largest. Empty where no case has one.

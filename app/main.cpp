@@ -38,7 +38,7 @@ using namespace ladder;
 constexpr int kMostThreadsPerCpu = 8;
 
 // The profile's minimum time a repetition runs, in seconds: the quick profile's shorter.
-double profile_min_time(const std::string& profile) { return profile == "quick" ? 0.2 : 0.5; }
+double profile_min_time(Profile profile) { return profile == Profile::quick ? 0.2 : 0.5; }
 
 // Google Benchmark's own flags, with the profile's defaults, through its parser before the
 // ceilings' half minute: an unknown one is refused now.
@@ -196,7 +196,7 @@ int run(int argc, char** argv) {
   };
   Console console(opt.quiet);
   // The run's profile as its results file names it (an earlier run of the same is its history).
-  const std::string profile = opt.sizes ? "custom sizes" : opt.profile;
+  const std::string profile = opt.sizes ? "custom sizes" : profile_name(opt.profile);
   const int repetitions = opt.adaptive ? RepetitionPolicy{}.floor : opt.repetitions;
   Progress progress(console, prior_case_seconds(repetitions, min_time_seconds(opt)));
   progress.phase("finding the rungs that run here (each makes one real call) and the cases");
@@ -219,6 +219,7 @@ int run(int argc, char** argv) {
   progress.phase("");
   PlanRequest want;
   want.profile = profile;
+  want.smoke = opt.profile == Profile::smoke;
   want.cases = cases;
   want.memory_usable_bytes = request.host_usable_bytes;
   want.memory_source = memory.source;
@@ -264,7 +265,7 @@ int run(int argc, char** argv) {
                                       stale));
   progress.phase("measuring the machine's ceilings");
   const double ceilings_start = progress.elapsed_seconds();
-  ceilings = opt.list_tests ? Ceilings{} : measure_ceilings(registry(), machine, opt.profile == "smoke");
+  ceilings = opt.list_tests ? Ceilings{} : measure_ceilings(registry(), machine, opt.profile == Profile::smoke);
   const double ceilings_seconds = progress.elapsed_seconds() - ceilings_start;
   progress.phase("");
   if (!opt.list_tests) console.say(stderr, format_ceilings(ceilings));

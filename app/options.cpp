@@ -278,9 +278,10 @@ Options parse_options(int argc, char** argv) {
     } else if (name == "--model") {
       o.model_config = take_value();
     } else if (name == "--profile") {
-      o.profile = take_value();
-      if (o.profile != "quick" && o.profile != "full" && o.profile != "smoke" && o.profile != "ladder")
-        usage_error(fmt::format("unknown profile '{}' (quick, full, ladder or smoke)", o.profile));
+      const std::string name = take_value();
+      const auto profile = parse_profile(name);
+      if (!profile) usage_error(fmt::format("unknown profile '{}' (quick, full, ladder or smoke)", name));
+      o.profile = *profile;
     } else if (name == "--benchmark_filter") {
       o.filter = take_value();
     } else if (name == "--benchmark_out") {
@@ -318,9 +319,9 @@ Options parse_options(int argc, char** argv) {
     usage_error("--adaptive chooses the repetitions itself; leave out --benchmark_repetitions, or --adaptive");
   // Shared machines are noisy: the full and ladder profiles repeat each case adaptively
   // (repetitions.hpp), unless the repetitions or the sizes are asked for; the tables use medians.
-  if (!o.user_repetitions && (o.profile == "full" || o.profile == "ladder") && !o.sizes) o.adaptive = true;
+  if (!o.user_repetitions && (o.profile == Profile::full || o.profile == Profile::ladder) && !o.sizes) o.adaptive = true;
   // The ladder profile is the GEMM ladder's table; the other suites come only when asked for.
-  if (o.profile == "ladder" && o.suites.empty())
+  if (o.profile == Profile::ladder && o.suites.empty())
     for (const Suite& suite : suites())
       if (suite.ladder_profile) o.suites.insert(suite.name);
   // What a suite cannot take of the command line (a model configuration it cannot build).

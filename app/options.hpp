@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/profile.hpp"
 #include "results_file.hpp"
 
 namespace ladder {
@@ -19,7 +20,7 @@ struct Options {
   std::set<std::string> suites;
   std::vector<std::string> rungs;
   std::optional<std::vector<std::int64_t>> sizes;
-  std::string profile = "full";
+  Profile profile = Profile::full;
   bool uncapped = false;
   std::optional<int> device;              // --device N
   bool every_device = false;              // --device all (every_device.hpp)

@@ -113,7 +113,7 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
       dram = 2e9 * std::max(1, machine.threads);
       ceilings_source = fmt::format("their probes' sizes at an assumed 2 GB/s a thread, {:.0f} GB/s", dram / 1e9);
     }
-    ceilings_seconds = estimated_ceilings_seconds(machine, dram, request.profile == "smoke");
+    ceilings_seconds = estimated_ceilings_seconds(machine, dram, request.smoke);
   }
   plan.seconds = request.setup_seconds + ceilings_seconds + cases_seconds;
 

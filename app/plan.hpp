@@ -30,7 +30,8 @@ History read_history(const std::string& results_path);
 double estimated_ceilings_seconds(const MachineInfo& machine, double dram_bytes_per_second, bool smoke);
 
 struct PlanRequest {
-  std::string profile;
+  std::string profile;  // as the results name it: the profile's name, or "custom sizes"
+  bool smoke = false;   // the smoke profile's ceilings (a few small probes)
   std::vector<BenchmarkCase> cases;
   double memory_usable_bytes = 0;
   std::string memory_source;

@@ -6,13 +6,12 @@
 
 namespace ladder {
 
-ArraySize large_array_size(const std::string& profile, std::int64_t last_level_cache_bytes, int arrays,
-                           double usable_memory_bytes) {
-  if (profile == "smoke") return {std::int64_t{512} << 10, ""};
+ArraySize large_array_size(Profile profile, std::int64_t last_level_cache_bytes, int arrays, double usable_memory_bytes) {
+  if (profile == Profile::smoke) return {std::int64_t{512} << 10, ""};
   ArraySize size{4 * last_level_cache_bytes, ""};
-  const std::int64_t profile_cap = profile == "quick" ? kLargeArrayQuickCap : kLargeArrayFullCap;
+  const std::int64_t profile_cap = profile == Profile::quick ? kLargeArrayQuickCap : kLargeArrayFullCap;
   if (size.bytes > profile_cap)
-    size = {profile_cap, fmt::format("the {} profile's cap of {} MiB an array", profile, profile_cap >> 20)};
+    size = {profile_cap, fmt::format("the {} profile's cap of {} MiB an array", profile_name(profile), profile_cap >> 20)};
   const auto memory_cap = static_cast<std::int64_t>(kLargeArrayMemoryFraction * usable_memory_bytes / std::max(1, arrays));
   if (usable_memory_bytes > 0 && size.bytes > memory_cap)
     size = {std::max<std::int64_t>(memory_cap, std::int64_t{1} << 20),

@@ -1,4 +1,5 @@
 #pragma once
+#include "core/profile.hpp"
 #include <cstdint>
 #include <string>
 
@@ -16,7 +17,6 @@ struct ArraySize {
   std::int64_t bytes = 0;
   std::string capped_by;  // empty, or why the size is below 4x the last-level cache
 };
-ArraySize large_array_size(const std::string& profile, std::int64_t last_level_cache_bytes, int arrays,
-                           double usable_memory_bytes);
+ArraySize large_array_size(Profile profile, std::int64_t last_level_cache_bytes, int arrays, double usable_memory_bytes);
 
 }  // namespace ladder

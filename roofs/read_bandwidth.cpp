@@ -81,8 +81,8 @@ std::vector<std::int64_t> sweep_sizes(const MachineInfo& machine) {
   // last level), capped as the memory-bound suites' arrays are.
   const CacheLevel* last = last_level_cache(machine);
   const std::int64_t one_instance = last ? last->bytes : std::int64_t{64} << 20;
-  const double top =
-      static_cast<double>(large_array_size("full", one_instance, std::max(1, machine.threads), memory_limit().bytes).bytes);
+  const double top = static_cast<double>(
+      large_array_size(Profile::full, one_instance, std::max(1, machine.threads), memory_limit().bytes).bytes);
   std::vector<std::int64_t> sizes;
   for (int half_octaves = 0;; ++half_octaves) {
     double bytes = 4096.0 * std::pow(2.0, half_octaves / 2.0);

@@ -10,7 +10,7 @@
 
 namespace ladder {
 
-inline bool smoke(const SuiteRequest& r) { return r.profile == "smoke"; }
+inline bool smoke(const SuiteRequest& r) { return r.profile == Profile::smoke; }
 
 // Large enough to leave every GPU's L2 far behind (H200: 60 MiB), small enough for a T4.
 inline std::int64_t device_elements(const SuiteRequest& r) { return smoke(r) ? (1 << 16) + 6 : std::int64_t{1} << 26; }

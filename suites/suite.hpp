@@ -70,7 +70,7 @@ double run_memory_bytes(const std::vector<BenchmarkCase>& cases);
 
 // What the command line asked for, as every suite reads it.
 struct SuiteRequest {
-  std::string profile = "full";                    // quick | full | smoke (tiny sizes, for tests)
+  Profile profile = Profile::full;
   std::optional<std::vector<std::int64_t>> sizes;  // --sizes: replaces the profile's
   std::vector<std::string> rungs;                  // --rungs: empty means all available
   bool uncapped = false;                           // --no-cap
@@ -105,7 +105,7 @@ struct SuiteRung {
 struct ReportRequest {
   const std::vector<benchmark::BenchmarkReporter::Run>& runs;
   const Ceilings& ceilings;
-  std::string profile;
+  Profile profile;
 };
 // One titled table of a suite's report; an empty body is not shown.
 struct ReportSection {

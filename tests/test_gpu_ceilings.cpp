@@ -84,23 +84,23 @@ TEST(GpuTheoretical, EachProbeIsSetBesideItsTheoreticalFigure) {
 // profile, never more than the memory to spare, and a stated fallback where L2 is unknown.
 TEST(DeviceStream, ArraysAreAStatedMultipleOfL2) {
   const double l2 = 60.0 * (1 << 20);  // an H200's
-  auto quick = device_stream_sizes("quick", l2, 4, 3, 130e9);
+  auto quick = device_stream_sizes(Profile::quick, l2, 4, 3, 130e9);
   ASSERT_EQ(quick.size(), 1u);
   EXPECT_EQ(quick[0].elements, static_cast<std::int64_t>(8 * l2 / 4));
   EXPECT_DOUBLE_EQ(quick[0].of_l2, 8);
-  auto full = device_stream_sizes("full", l2, 8, 3, 130e9);
+  auto full = device_stream_sizes(Profile::full, l2, 8, 3, 130e9);
   std::vector<double> multiples;
   for (const auto& s : full) multiples.push_back(s.of_l2);
   EXPECT_EQ(multiples, (std::vector<double>{0.125, 0.25, 0.5, 1, 2, 4, 8}));
   EXPECT_EQ(full.back().elements, static_cast<std::int64_t>(8 * l2 / 8));
   // Three arrays of 8×L2 (1.5 GB) do not fit in 1 GB: the sweep stops below them.
-  EXPECT_DOUBLE_EQ(device_stream_sizes("full", l2, 4, 3, 1e9).back().of_l2, 4);
+  EXPECT_DOUBLE_EQ(device_stream_sizes(Profile::full, l2, 4, 3, 1e9).back().of_l2, 4);
   // L2's size unknown: one size of 256 MiB an array, with no multiple claimed.
-  auto unknown = device_stream_sizes("full", 0, 4, 2, 0);
+  auto unknown = device_stream_sizes(Profile::full, 0, 4, 2, 0);
   ASSERT_EQ(unknown.size(), 1u);
   EXPECT_EQ(unknown[0].elements, (std::int64_t{1} << 28) / 4);
   EXPECT_EQ(unknown[0].of_l2, 0);
-  EXPECT_EQ(device_stream_sizes("smoke", l2, 8, 3, 130e9)[0].elements, (1 << 16) + 6);
+  EXPECT_EQ(device_stream_sizes(Profile::smoke, l2, 8, 3, 130e9)[0].elements, (1 << 16) + 6);
 }
 
 TEST(GpuTelemetry, SummarisesACasesSamples) {

@@ -232,15 +232,15 @@ TEST(PlanCases, CapsSlowRungsAtTheirLimitOnce) {
 }
 
 TEST(PlanCases, TheLadderProfileTimesEveryRungAtOneCommonSizeAndTheGpuAlsoWhereItIsComputeBound) {
-  EXPECT_EQ(gemm_profile_sizes("ladder", Threading::one_core), (std::vector<std::int64_t>{4096}));
-  EXPECT_EQ(gemm_profile_sizes("ladder", Threading::all_cores), (std::vector<std::int64_t>{4096}));
-  EXPECT_EQ(gemm_profile_sizes("ladder", Threading::device), (std::vector<std::int64_t>{4096, 8192}));
+  EXPECT_EQ(gemm_profile_sizes(Profile::ladder, Threading::one_core), (std::vector<std::int64_t>{4096}));
+  EXPECT_EQ(gemm_profile_sizes(Profile::ladder, Threading::all_cores), (std::vector<std::int64_t>{4096}));
+  EXPECT_EQ(gemm_profile_sizes(Profile::ladder, Threading::device), (std::vector<std::int64_t>{4096, 8192}));
   // The full profile's sizes do not depend on where a rung runs.
-  EXPECT_EQ(gemm_profile_sizes("full", Threading::device), gemm_profile_sizes("full", Threading::one_core));
+  EXPECT_EQ(gemm_profile_sizes(Profile::full, Threading::device), gemm_profile_sizes(Profile::full, Threading::one_core));
   // A slow rung stays at its cap, once.
   const GemmRung* boxed = registry().find_gemm("boxed");
   ASSERT_TRUE(boxed);
-  auto cases = plan_gemm_cases({boxed}, gemm_profile_sizes("ladder", boxed->threading), false);
+  auto cases = plan_gemm_cases({boxed}, gemm_profile_sizes(Profile::ladder, boxed->threading), false);
   ASSERT_EQ(cases.size(), 1u);
   EXPECT_EQ(cases[0].n, boxed->max_n);
 }

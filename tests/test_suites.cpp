@@ -35,7 +35,7 @@ TEST(Suites, EachIsNamedOnceWithASummaryAndItsRungs) {
 TEST(Suites, EveryCaseBelongsToAnAvailableRungOfItsSuite) {
   const MachineInfo machine = machine_info();
   SuiteRequest request;
-  request.profile = "smoke";
+  request.profile = Profile::smoke;
   request.machine = &machine;
   request.host_usable_bytes = 1e9;
   for (const Suite& s : suites()) {

@@ -318,18 +318,18 @@ TEST(MemoryBudget, TheTightestLimitNamesItself) {
 // Item 13: a VM that reports its host's 480 MiB L3 keeps the profiles' promise of time and memory.
 TEST(ArraySizes, AreCappedByTheProfileAndByMemoryAndSaySo) {
   const std::int64_t huge_l3 = std::int64_t{480} << 20, small_l3 = std::int64_t{32} << 20;
-  ArraySize quick = large_array_size("quick", huge_l3, 3, 24e9);
+  ArraySize quick = large_array_size(Profile::quick, huge_l3, 3, 24e9);
   EXPECT_EQ(quick.bytes, kLargeArrayQuickCap);
   EXPECT_NE(quick.capped_by.find("quick profile"), std::string::npos);
-  ArraySize full = large_array_size("full", huge_l3, 3, 24e9);
+  ArraySize full = large_array_size(Profile::full, huge_l3, 3, 24e9);
   EXPECT_EQ(full.bytes, kLargeArrayFullCap);
-  ArraySize tight = large_array_size("full", huge_l3, 3, 2e9);  // 25% of 2 GB over 3 arrays
+  ArraySize tight = large_array_size(Profile::full, huge_l3, 3, 2e9);  // 25% of 2 GB over 3 arrays
   EXPECT_LE(static_cast<double>(tight.bytes), 0.25 * 2e9 / 3);
   EXPECT_NE(tight.capped_by.find("memory"), std::string::npos);
-  ArraySize usual = large_array_size("quick", small_l3, 3, 24e9);
+  ArraySize usual = large_array_size(Profile::quick, small_l3, 3, 24e9);
   EXPECT_EQ(usual.bytes, 4 * small_l3);
   EXPECT_TRUE(usual.capped_by.empty());
-  EXPECT_EQ(large_array_size("smoke", huge_l3, 3, 24e9).bytes, std::int64_t{512} << 10);
+  EXPECT_EQ(large_array_size(Profile::smoke, huge_l3, 3, 24e9).bytes, std::int64_t{512} << 10);
 }
 
 // Item 14: a busy machine is named.

@@ -14,8 +14,8 @@ std::vector<BenchmarkCase> cache_cases(const SuiteRequest& request) {
     const std::string rung = threads == 1 ? "one-core" : "all-cores";
     if (!rung_requested(request, rung) || (threads == 1 && rung == "all-cores")) continue;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-      if (request.profile != "full" && i % 2) continue;  // whole octaves only
-      if (request.profile == "smoke" && sizes[i] > (256 << 10)) break;
+      if (request.profile != Profile::full && i % 2) continue;  // whole octaves only
+      if (request.profile == Profile::smoke && sizes[i] > (256 << 10)) break;
       const std::int64_t bytes = sizes[i];
       BenchmarkCase c = case_with_axes({kCacheSuite, rung, "u64", "bytes", bytes});
       c.memory_bytes = static_cast<double>(bytes) * threads;

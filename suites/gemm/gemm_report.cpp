@@ -120,7 +120,7 @@ std::string format_ratios(const std::vector<Run>& runs) {
 }
 
 std::vector<ReportSection> gemm_report(const ReportRequest& request) {
-  const std::int64_t ladder_n = request.profile == "ladder" ? kCommonSize : kLadderSize;
+  const std::int64_t ladder_n = request.profile == Profile::ladder ? kCommonSize : kLadderSize;
   std::vector<ReportSection> sections;
   if (auto rows = ladder_rows(registry(), request.runs, ladder_n); !rows.empty())
     sections.push_back({fmt::format("The ladder (gemm, C = A*B, n = {} or the rung's cap; % of this machine's measured peak; "

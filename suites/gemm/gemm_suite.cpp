@@ -301,10 +301,10 @@ std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs,
   return cases;
 }
 
-std::vector<std::int64_t> gemm_profile_sizes(const std::string& profile, Threading where) {
-  if (profile == "quick") return {kLadderSize, 2048};
-  if (profile == "smoke") return {8, 33};
-  if (profile == "ladder") {
+std::vector<std::int64_t> gemm_profile_sizes(Profile profile, Threading where) {
+  if (profile == Profile::quick) return {kLadderSize, 2048};
+  if (profile == Profile::smoke) return {8, 33};
+  if (profile == Profile::ladder) {
     if (where == Threading::device) return {kCommonSize, kGpuComputeBoundSize};
     return {kCommonSize};
   }
@@ -339,7 +339,7 @@ std::vector<BenchmarkCase> gemm_cases(const SuiteRequest& request) {
     // The ladder profile's rungs capped below the common size run at their cap and at half of it:
     // the report extrapolates them to the common size by n^3 and shows from the two whether their
     // time per FMA held constant (the interpreters' does; a cache-bound rung's grows).
-    if (request.profile == "ladder" && !request.sizes && !request.uncapped && rung->max_n > 0 && rung->max_n < kCommonSize)
+    if (request.profile == Profile::ladder && !request.sizes && !request.uncapped && rung->max_n > 0 && rung->max_n < kCommonSize)
       sizes = {rung->max_n / 2, rung->max_n};
     for (const GemmCase& g : plan_gemm_cases({rung}, sizes, request.uncapped)) cases.push_back(gemm_case(g, request.ceilings));
   }

@@ -138,7 +138,7 @@ std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs,
 constexpr std::int64_t kLadderSize = 1024;
 constexpr std::int64_t kCommonSize = 4096;
 constexpr std::int64_t kGpuComputeBoundSize = 8192;
-std::vector<std::int64_t> gemm_profile_sizes(const std::string& profile, Threading where);
+std::vector<std::int64_t> gemm_profile_sizes(Profile profile, Threading where);
 
 // One case: verify, time, verify again (the output the timed calls left, and one more call on a
 // poisoned C), refuse an impossible rate, then the counters and the regime.

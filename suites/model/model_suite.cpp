@@ -335,9 +335,9 @@ std::vector<BenchmarkCase> model_cases(const SuiteRequest& request) {
     std::string error;
     configs.push_back(*parse_config(*request.model_config, error));  // checked by the command line
   } else {
-    for (const auto& name : request.profile == "smoke"   ? std::vector<std::string>{"tiny"}
-                            : request.profile == "quick" ? std::vector<std::string>{"small", "medium"}
-                                                         : config_names())
+    for (const auto& name : request.profile == Profile::smoke   ? std::vector<std::string>{"tiny"}
+                            : request.profile == Profile::quick ? std::vector<std::string>{"small", "medium"}
+                                                                : config_names())
       configs.push_back(*named_config(name));
   }
   std::vector<BenchmarkCase> cases;

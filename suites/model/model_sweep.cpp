@@ -46,13 +46,13 @@ struct SweepShape {
 
 SweepShape sweep_shape(const SuiteRequest& request) {
   SweepShape s;
-  const bool smoke = request.profile == "smoke";
+  const bool smoke = request.profile == Profile::smoke;
   s.shape = smoke ? Config{"", 0, 0, 16, 1, 2} : *named_config("large");
   std::string error;
   if (request.model_config) s.shape = *parse_config(*request.model_config, error);  // checked by the command line
   s.sides = smoke ? std::vector<int>{4, 8}
                   : std::vector<int>{16, 24, 32, 48, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512};
-  s.budget = smoke || request.uncapped ? INFINITY : request.profile == "quick" ? 1.0 : 5.0;
+  s.budget = smoke || request.uncapped ? INFINITY : request.profile == Profile::quick ? 1.0 : 5.0;
   return s;
 }
 

@@ -117,7 +117,8 @@ std::vector<BenchmarkCase> overhead_cases(const SuiteRequest& request) {
 
   // The smallest GEMMs through each library (and our own all-core kernels beside them).
   SuiteRequest small = request;
-  small.sizes = request.profile == "smoke" ? std::vector<std::int64_t>{1, 8} : std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64};
+  small.sizes =
+      request.profile == Profile::smoke ? std::vector<std::int64_t>{1, 8} : std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64};
   small.rungs.clear();
   for (const GemmRung& rung : registry().gemm)
     if (rung.small_gemm_sweep && rung_requested(request, rung.name) && gemm_rung_unavailable_reason(rung).empty())

@@ -145,7 +145,7 @@ std::vector<Sweep> sweeps(int all) {
 std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request) {
   const MachineInfo& machine = *request.machine;
   const std::int64_t array_bytes = large_array_bytes(request, last_level_cache_bytes(machine), 2);
-  const bool smoke = request.profile == "smoke";
+  const bool smoke = request.profile == Profile::smoke;
   std::vector<BenchmarkCase> cases;
   for (const Sweep& sweep : sweeps(machine.threads)) {
     if (!rung_requested(request, sweep.rung)) continue;

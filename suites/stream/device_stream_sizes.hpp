@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/profile.hpp"
+
 namespace ladder {
 
 struct DeviceStreamSize {
@@ -17,7 +19,7 @@ struct DeviceStreamSize {
 // `arrays`: how many arrays of that length the kernel needs at once (3 for triad); a size whose
 // arrays would not fit in `usable_bytes` (where known: above 0) is left out. Where L2's size is
 // unknown (0), one size of 256 MiB an array. The smoke profile: one tiny size, for tests.
-std::vector<DeviceStreamSize> device_stream_sizes(const std::string& profile, double l2_bytes, int element_bytes, int arrays,
+std::vector<DeviceStreamSize> device_stream_sizes(Profile profile, double l2_bytes, int element_bytes, int arrays,
                                                   double usable_bytes);
 
 }  // namespace ladder

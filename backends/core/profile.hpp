@@ -1,0 +1,26 @@
+// The run's profile: how much it measures. Declared once; the command line, the suites and the
+// results' context (profile) use these names.
+#pragma once
+#include <optional>
+#include <string_view>
+
+namespace ladder {
+
+enum class Profile {
+  smoke,   // tiny sizes, for the tests
+  quick,   // the ladder at two sizes, every suite briefly
+  full,    // every size, repeated adaptively
+  ladder,  // the GEMM ladder alone at one common size, repeated adaptively
+};
+inline constexpr const char* kProfileNames[] = {"smoke", "quick", "full", "ladder"};
+static_assert(std::size(kProfileNames) == static_cast<std::size_t>(Profile::ladder) + 1);
+
+inline const char* profile_name(Profile p) { return kProfileNames[static_cast<int>(p)]; }
+
+inline std::optional<Profile> parse_profile(std::string_view name) {
+  for (std::size_t i = 0; i < std::size(kProfileNames); ++i)
+    if (name == kProfileNames[i]) return static_cast<Profile>(i);
+  return std::nullopt;
+}
+
+}  // namespace ladder
