@@ -48,29 +48,29 @@ def smoke_shape(ladderbench):
             sys.exit(f"smoke-shape: the smoke run failed (exit {run.returncode}):\n{run.stderr[-3000:]}")
         with open(out) as f:
             doc = json.load(f)
-    cases = {}
+    axes = json.loads(doc["context"].get("case_axes", "{}"))  # every case's axes, as the program states them
+    cases, rungs = {}, {}
     for entry in doc["benchmarks"]:
         name = re.sub(r"/(real|manual)_time$", "", entry["run_name"])
         cases[name] = sorted(k for k in entry if k not in STANDARD_FIELDS)
-    return cases
-
-
-def rung_of(case):
-    parts = case.split("/")
-    return parts[1] if len(parts) > 1 else case
+        if name not in axes:
+            sys.exit(f"smoke-shape: the run's case_axes does not list {name}")
+        rungs[name] = axes[name]["rung"]
+    return cases, rungs
 
 
 def main(argv):
     if len(argv) != 4 or argv[1] not in ("write", "check"):
         sys.exit(__doc__.strip())
     mode, ladderbench, golden_path = argv[1:]
-    cases = smoke_shape(ladderbench)
+    cases, rungs = smoke_shape(ladderbench)
     unavailable = unavailable_rungs(ladderbench)
     if mode == "write":
         # One case a line, so that a change to the shape reads as a short diff.
         lines = [f" {json.dumps(name)}: {json.dumps(keys)}" for name, keys in sorted(cases.items())]
         with open(golden_path, "w") as f:
-            f.write('{"unavailable_rungs": %s,\n"cases": {\n%s\n}}\n' % (json.dumps(unavailable), ",\n".join(lines)))
+            f.write('{"unavailable_rungs": %s,\n"case_rungs": %s,\n"cases": {\n%s\n}}\n'
+                    % (json.dumps(unavailable), json.dumps(dict(sorted(rungs.items()))), ",\n".join(lines)))
         print(f"smoke-shape: {len(cases)} cases written to {golden_path}")
         return 0
     with open(golden_path) as f:
@@ -78,14 +78,14 @@ def main(argv):
     problems = []
     for name, keys in sorted(golden["cases"].items()):
         if name not in cases:
-            if rung_of(name) not in unavailable:
+            if golden["case_rungs"].get(name) not in unavailable:
                 problems.append(f"missing: {name}")
         elif cases[name] != keys:
             added = sorted(set(cases[name]) - set(keys))
             lost = sorted(set(keys) - set(cases[name]))
             problems.append(f"counters of {name} differ: added {added}, lost {lost}")
     for name in sorted(set(cases) - set(golden["cases"])):
-        if rung_of(name) not in golden["unavailable_rungs"]:
+        if rungs[name] not in golden["unavailable_rungs"]:
             problems.append(f"new: {name}")
     for problem in problems:
         print(f"smoke-shape: {problem}", file=sys.stderr)
