@@ -15,7 +15,7 @@ BenchmarkCase device_case(CaseAxes axes, std::function<void(benchmark::State&)> 
   BenchmarkCase c = case_with_axes(std::move(axes));
   c.timing = Timing::manual;
   c.on_device = true;
-  c.body = [body](benchmark::State& state) {
+  c.body = [body = std::move(body)](benchmark::State& state) {
     try {
       body(state);
     } catch (const std::exception& e) {

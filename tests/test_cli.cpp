@@ -134,7 +134,6 @@ TEST(Cli, ATerminalOf100ColumnsGetsLinesThatFitAndAStatusLine) {
   };
   const Result r = on_terminal("");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  int status_draws = 0;
   std::set<std::string> statuses;
   std::istringstream in(r.output);
   for (std::string line; std::getline(in, line);) {
@@ -144,7 +143,6 @@ TEST(Cli, ATerminalOf100ColumnsGetsLinesThatFitAndAStatusLine) {
     for (std::string piece; std::getline(pieces, piece, '\r');) {
       if (piece.rfind("\x1b[K", 0) == 0) {
         piece.erase(0, 3);
-        ++status_draws;
         if (!piece.empty()) statuses.insert(piece);
       }
       EXPECT_EQ(piece.find('\x1b'), std::string::npos) << "an escape other than erase-line: " << piece;

@@ -50,7 +50,8 @@ Verdict compare_to_reference(std::span<const float> got, std::span<const double>
     return v;
   }
   v.relative_error = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
-  const double rows = static_cast<double>(got.size() / row);
+  const std::size_t whole_rows = got.size() / row;  // the output holds whole rows
+  const auto rows = static_cast<double>(whole_rows);
   v.worst_row_error = ref2 > 0 ? std::sqrt(worst_row_diff2 * rows / ref2) : std::sqrt(worst_row_diff2);
   if (!(v.relative_error <= tolerance)) {
     v.message = fmt::format("relative L2 error {:.3g} exceeds the tolerance {:.0e}", v.relative_error, tolerance);

@@ -223,7 +223,10 @@ bool cpu_is_described() { return described_cpu().cpu.has_value(); }
 std::string cpu_description_error() { return described_cpu().error; }
 
 const CpuFeatures& cpu_features() {
-  static const CpuFeatures features = cpu_is_described() ? *described_cpu().cpu : detect();
+  static const CpuFeatures features = [] {
+    const auto& described = described_cpu().cpu;
+    return described ? *described : detect();
+  }();
   return features;
 }
 
@@ -258,6 +261,8 @@ std::string microarchitecture(std::string_view vendor, int family, int model) {
       case 0xad:
       case 0xae:
         return "granite-rapids";
+      default:
+        break;
     }
   }
   return {};

@@ -43,7 +43,9 @@ CgroupCpu read_cgroup_cpu(const std::string& cgroup_file, const std::string& roo
       at = comma + 1;
     }
     if (!v2 && !has_cpu) continue;
-    const std::string dir = v2 ? root + path : root + "/" + controllers + path;
+    std::string dir = root;
+    if (!v2) dir.append("/").append(controllers);
+    dir += path;
     std::ifstream stat(dir + "/cpu.stat");
     if (!stat) continue;
     for (std::string key; stat >> key;) {

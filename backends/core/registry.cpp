@@ -62,22 +62,17 @@ const std::vector<OptionalRung>& optional_rungs() {
 }
 
 bool backend_built(OptionalBackend backend) {
-  switch (backend) {
 #ifdef LADDER_HAVE_OPENBLAS
-    case OptionalBackend::openblas:
-      return true;
+  if (backend == OptionalBackend::openblas) return true;
 #endif
 #ifdef LADDER_HAVE_ONEDNN
-    case OptionalBackend::onednn:
-      return true;
+  if (backend == OptionalBackend::onednn) return true;
 #endif
 #ifdef LADDER_HAVE_CUDA
-    case OptionalBackend::cuda:
-      return true;
+  if (backend == OptionalBackend::cuda) return true;
 #endif
-    default:
-      return false;
-  }
+  (void)backend;
+  return false;
 }
 
 namespace {

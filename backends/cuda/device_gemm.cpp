@@ -97,7 +97,7 @@ GemmRung device_f32_rung(std::string name, Mechanism mechanism, std::string pare
   rung.parent = std::move(parent);
   rung.summary = std::move(summary);
   rung.unavailable_reason = [] { return unavailable_reason(); };
-  rung.prepare = [launch](const GemmOperands& op) { return make_device_gemm(op, DType::f32, launch); };
+  rung.prepare = [launch = std::move(launch)](const GemmOperands& op) { return make_device_gemm(op, DType::f32, launch); };
   return rung;
 }
 

@@ -145,6 +145,7 @@ std::string PythonSession::start(const std::vector<std::string>& arguments, int 
   std::vector<std::string> words = {python_, script_.string()};
   words.insert(words.end(), arguments.begin(), arguments.end());
   std::vector<char*> argv;
+  argv.reserve(words.size() + 1);
   for (auto& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
   child_ = fork();

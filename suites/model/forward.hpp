@@ -73,10 +73,12 @@ struct ScalarOps {
       const T* row = probs + p * L;
       for (std::int64_t q = 0; q < L; ++q) {
         mx += row[q] * T(q % W);
-        my += row[q] * T(q / W);
+        const std::int64_t y = q / W;  // the pixel's row
+        my += row[q] * T(y);
       }
       flow[2 * p] = mx - T(p % W);
-      flow[2 * p + 1] = my - T(p / W);
+      const std::int64_t y = p / W;
+      flow[2 * p + 1] = my - T(y);
     }
   }
 

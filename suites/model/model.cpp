@@ -1,5 +1,6 @@
 #include "model.hpp"
 
+#include <stdexcept>
 #include <algorithm>
 #include <cmath>
 
@@ -29,6 +30,11 @@ std::optional<Config> named_config(const std::string& name) {
   if (name == "medium") return Config{"medium", 32, 32, 128, 4, 8};
   if (name == "large") return Config{"large", 64, 64, 256, 4, 8};
   return std::nullopt;
+}
+
+Config defined_config(const std::string& name) {
+  if (auto c = named_config(name)) return *c;
+  throw std::logic_error("no model configuration named " + name);
 }
 
 std::vector<std::string> config_names() { return {"tiny", "small", "medium", "large"}; }

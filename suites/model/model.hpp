@@ -21,6 +21,8 @@ struct Config {
 
 // tiny (tests: H != W, C not a multiple of the vector width or of heads x 8), small, medium, large.
 std::optional<Config> named_config(const std::string& name);
+// One of the configurations this program defines (tiny, small, medium, large): never missing.
+Config defined_config(const std::string& name);
 std::vector<std::string> config_names();
 std::string validate(const Config& c);  // empty when usable
 

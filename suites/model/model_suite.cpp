@@ -83,7 +83,7 @@ std::string check_backend(const Backend& b, const Config& c) {
 }
 
 std::string verify(const Backend& b, const Config& timed) {
-  for (const Config& c : {*named_config("tiny"), *named_config("small"), verification_config(timed)})
+  for (const Config& c : {defined_config("tiny"), defined_config("small"), verification_config(timed)})
     if (auto verdict = check_backend(b, c); !verdict.empty()) return verdict;
   return {};
 }
@@ -133,7 +133,7 @@ namespace ladder {
 
 std::string model_memory_table() {
   using namespace model;
-  const Config large = *named_config("large");
+  const Config large = defined_config("large");
   std::string out =
       fmt::format("  f32 footprint at C={}, {} layers, {} heads (the volume and the scores grow as (HW)^2):", large.channels,
                   large.layers, large.heads);
@@ -148,7 +148,7 @@ std::string model_memory_table() {
 
 std::vector<std::pair<std::string, std::string>> model_memory_context() {
   using namespace model;
-  const Config large = *named_config("large");
+  const Config large = defined_config("large");
   std::vector<std::pair<std::string, std::string>> ctx;
   for (double gb : {16.0, 40.0, 80.0})
     ctx.emplace_back(fmt::format("model_out_of_memory_side_{:.0f}GB", gb),
@@ -160,7 +160,7 @@ std::vector<std::pair<std::string, std::string>> model_memory_context() {
   // The standard configurations by their counters (config_height … config_heads), so that a
   // report names a case's configuration without reading its label.
   for (const auto& name : config_names()) {
-    const Config c = *named_config(name);
+    const Config c = defined_config(name);
     ctx.emplace_back("model_config/" + name, fmt::format("{} {} {} {} {}", c.height, c.width, c.channels, c.layers, c.heads));
   }
   return ctx;
@@ -333,12 +333,12 @@ std::vector<BenchmarkCase> model_cases(const SuiteRequest& request) {
   std::vector<Config> configs;
   if (request.model_config) {
     std::string error;
-    configs.push_back(*parse_config(*request.model_config, error));  // checked by the command line
+    if (auto c = parse_config(*request.model_config, error)) configs.push_back(*c);  // checked by the command line
   } else {
     for (const auto& name : request.profile == Profile::smoke   ? std::vector<std::string>{"tiny"}
                             : request.profile == Profile::quick ? std::vector<std::string>{"small", "medium"}
                                                                 : config_names())
-      configs.push_back(*named_config(name));
+      configs.push_back(defined_config(name));
   }
   std::vector<BenchmarkCase> cases;
   for (const Backend& b : backends()) {

@@ -47,9 +47,10 @@ struct SweepShape {
 SweepShape sweep_shape(const SuiteRequest& request) {
   SweepShape s;
   const bool smoke = request.profile == Profile::smoke;
-  s.shape = smoke ? Config{"", 0, 0, 16, 1, 2} : *named_config("large");
+  s.shape = smoke ? Config{"", 0, 0, 16, 1, 2} : defined_config("large");
   std::string error;
-  if (request.model_config) s.shape = *parse_config(*request.model_config, error);  // checked by the command line
+  if (request.model_config)
+    if (auto c = parse_config(*request.model_config, error)) s.shape = *c;  // checked by the command line
   s.sides = smoke ? std::vector<int>{4, 8}
                   : std::vector<int>{16, 24, 32, 48, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512};
   s.budget = smoke || request.uncapped ? INFINITY : request.profile == Profile::quick ? 1.0 : 5.0;
@@ -134,7 +135,8 @@ void ModelSweep::trim(std::vector<BenchmarkCase>& cases, const SuiteRequest& req
       // A recorded machine's passes cannot be timed here: every side that fits is planned.
       if (!std::isfinite(sweep.budget) || machine_is_recorded()) break;
       const Config c = sweep_config(sweep, side);
-      if (calibrated_flops > 0 && (predicted = calibrated_seconds * pass_flops(c) / calibrated_flops) > sweep.budget) {
+      if (calibrated_flops > 0) predicted = calibrated_seconds * pass_flops(c) / calibrated_flops;
+      if (calibrated_flops > 0 && predicted > sweep.budget) {
         cut = side;
         break;
       }

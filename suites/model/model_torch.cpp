@@ -138,12 +138,13 @@ constexpr int kProbeSeconds = 120, kCompileProbeSeconds = 300;
 
 constexpr const char* kImports = "import numpy, torch";
 
-Backend torch_backend(std::string name, DType dtype, Threading threading, std::string summary, std::string missing) {
+Backend torch_backend(const std::string& name, DType dtype, Threading threading, const std::string& summary,
+                      const std::string& missing) {
   Backend b;
   b.name = name;
   b.dtype = dtype;
   b.threading = threading;
-  b.summary = std::move(summary);
+  b.summary = summary;
   b.self_timed = true;
   b.out_of_place = true;
   // An interpreter that imports the libraries, then the mode's smallest real call in it

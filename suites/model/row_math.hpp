@@ -17,7 +17,10 @@ LADDER_HD inline float gelu_tanh(float v) {
 
 // Pixel q of an image W wide, as (x, y): where soft-argmax weighs a match.
 LADDER_HD inline float pixel_x(std::int64_t q, std::int64_t W) { return static_cast<float>(q % W); }
-LADDER_HD inline float pixel_y(std::int64_t q, std::int64_t W) { return static_cast<float>(q / W); }
+LADDER_HD inline float pixel_y(std::int64_t q, std::int64_t W) {
+  const std::int64_t y = q / W;  // the pixel's row
+  return static_cast<float>(y);
+}
 
 // Row-major C = op(A)·op(B) as cuBLAS (column-major) computes it: Cᵀ = op(B)ᵀ·op(A)ᵀ, so the
 // operands swap and so do m and n; a row-major matrix is its transpose in column-major order.

@@ -11,7 +11,6 @@
 
 namespace ladder {
 
-using cuda::DeviceBuffer;
 using cuda::DeviceTimer;
 
 std::vector<BenchmarkCase> device_overhead_cases(const SuiteRequest& request) {

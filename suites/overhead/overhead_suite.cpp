@@ -69,7 +69,7 @@ BenchmarkCase python_call_cost(const std::string& name, std::int64_t calls) {
 
 BenchmarkCase fixed_cost(const std::string& name, std::int64_t ops, std::function<void()> batch, int threads = 1) {
   BenchmarkCase c = case_with_axes({kOverheadSuite, name, "-", "ops", ops});
-  c.body = [ops, batch, threads](benchmark::State& state) {
+  c.body = [ops, batch = std::move(batch), threads](benchmark::State& state) {
     for (auto _ : state) batch();
     set_fixed_cost_counters(state, ops, threads);
   };
