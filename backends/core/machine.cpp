@@ -311,7 +311,11 @@ std::string topology_error() {
   const hwloc_topology_t t = topology();
   if (const std::string asked = recorded_topology_variable(); !asked.empty()) {
     if (!t) return asked + ": hwloc cannot load it";
-    if (hwloc_topology_is_thissystem(t)) return asked + ": hwloc did not load it (it read this machine instead)";
+    // HWLOC_THISSYSTEM=1 declares the recorded topology this machine's (hwloc's own meaning, as
+    // for a machine's /sys gathered with HWLOC_FSROOT); otherwise hwloc read this machine instead.
+    const char* declared = std::getenv("HWLOC_THISSYSTEM");
+    if (hwloc_topology_is_thissystem(t) && !(declared && std::string(declared) == "1"))
+      return asked + ": hwloc did not load it (it read this machine instead)";
   }
   return t ? "" : "hwloc cannot read this machine's topology";
 }
