@@ -311,11 +311,15 @@ std::string topology_error() {
   const hwloc_topology_t t = topology();
   if (const std::string asked = recorded_topology_variable(); !asked.empty()) {
     if (!t) return asked + ": hwloc cannot load it";
-    // HWLOC_THISSYSTEM=1 declares the recorded topology this machine's (hwloc's own meaning, as
-    // for a machine's /sys gathered with HWLOC_FSROOT); otherwise hwloc read this machine instead.
-    const char* declared = std::getenv("HWLOC_THISSYSTEM");
-    if (hwloc_topology_is_thissystem(t) && !(declared && std::string(declared) == "1"))
-      return asked + ": hwloc did not load it (it read this machine instead)";
+    // hwloc falls back to this machine where it cannot load the description, and HWLOC_THISSYSTEM=1
+    // makes a loaded one claim to be this machine: neither can be told from the other here.
+    if (hwloc_topology_is_thissystem(t)) {
+      const char* declared = std::getenv("HWLOC_THISSYSTEM");
+      return asked + (declared && std::string(declared) == "1"
+                          ? ": taken as this machine, as HWLOC_THISSYSTEM=1 asks (or not loaded at all); unset "
+                            "HWLOC_THISSYSTEM to plan the recorded machine"
+                          : ": hwloc did not load it (it read this machine instead)");
+    }
   }
   return t ? "" : "hwloc cannot read this machine's topology";
 }
