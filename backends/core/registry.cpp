@@ -54,8 +54,9 @@ const std::vector<OptionalRung>& optional_rungs() {
   namespace o = optional_rung;
   static const std::vector<OptionalRung> all = {
       o::openblas,    o::onednn,         o::onednn_packed, o::onednn_bf16,     o::onednn_bf16_packed,
-      o::cuda_naive,  o::cuda_tiled,     o::cuda_regtile,  o::cuda_warptile,   o::cublas,
-      o::cublas_tf32, o::cuda_mma_f16,   o::cublas_f16,    o::cuda_mma_bf16,   o::cublas_bf16,
+#define LADDER_CUDA_RUNG(id, name, dtype, factory) o::id,
+#include "cuda/cuda_rungs.def"
+#undef LADDER_CUDA_RUNG
       o::model_cpu,   o::model_cpu_bf16, o::model_cuda,    o::model_cuda_tf32, o::model_cuda_f16,
   };
   return all;

@@ -86,16 +86,10 @@ inline constexpr OptionalRung onednn{B::onednn, K::gemm, "onednn", DType::f32};
 inline constexpr OptionalRung onednn_packed{B::onednn, K::gemm, "onednn-packed", DType::f32};
 inline constexpr OptionalRung onednn_bf16{B::onednn, K::gemm, "onednn-bf16", DType::bf16};
 inline constexpr OptionalRung onednn_bf16_packed{B::onednn, K::gemm, "onednn-bf16-packed", DType::bf16};
-inline constexpr OptionalRung cuda_naive{B::cuda, K::gemm, "cuda-naive", DType::f32};
-inline constexpr OptionalRung cuda_tiled{B::cuda, K::gemm, "cuda-tiled", DType::f32};
-inline constexpr OptionalRung cuda_regtile{B::cuda, K::gemm, "cuda-regtile", DType::f32};
-inline constexpr OptionalRung cuda_warptile{B::cuda, K::gemm, "cuda-warptile", DType::f32};
-inline constexpr OptionalRung cuda_mma_f16{B::cuda, K::gemm, "cuda-mma-f16", DType::f16};
-inline constexpr OptionalRung cuda_mma_bf16{B::cuda, K::gemm, "cuda-mma-bf16", DType::bf16};
-inline constexpr OptionalRung cublas{B::cuda, K::gemm, "cublas", DType::f32};
-inline constexpr OptionalRung cublas_tf32{B::cuda, K::gemm, "cublas-tf32", DType::tf32};
-inline constexpr OptionalRung cublas_f16{B::cuda, K::gemm, "cublas-f16", DType::f16};
-inline constexpr OptionalRung cublas_bf16{B::cuda, K::gemm, "cublas-bf16", DType::bf16};
+// The GPU ladder's, from its one list.
+#define LADDER_CUDA_RUNG(id, name, dtype, factory) inline constexpr OptionalRung id{B::cuda, K::gemm, name, DType::dtype};
+#include "cuda/cuda_rungs.def"
+#undef LADDER_CUDA_RUNG
 inline constexpr OptionalRung model_cpu{B::openblas, K::model, "cpu", DType::f32};
 inline constexpr OptionalRung model_cpu_bf16{B::onednn, K::model, "cpu-bf16", DType::bf16};
 inline constexpr OptionalRung model_cuda{B::cuda, K::model, "cuda", DType::f32};

@@ -19,8 +19,8 @@ __global__ void naive_kernel(int n, const float* __restrict__ a, const float* __
 
 }  // namespace
 
-GemmRung cuda_naive_rung() {
-  return cuda::device_f32_rung(optional_rung::cuda_naive.name, Mechanism::gpu, "parallel",
+GemmRung cuda_naive_rung(const OptionalRung& which) {
+  return cuda::device_f32_rung(which.name, Mechanism::gpu, "parallel",
                                "CUDA, one thread per element of C, operands from device memory",
                                [](const cuda::DeviceOperands& d) {
                                  const int n = static_cast<int>(d.n), blocks = cuda::ElementGrid::blocks(n);

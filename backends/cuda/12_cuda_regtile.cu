@@ -61,9 +61,9 @@ __global__ void __launch_bounds__(Tile::kThreads)
 
 }  // namespace
 
-GemmRung cuda_regtile_rung() {
+GemmRung cuda_regtile_rung(const OptionalRung& which) {
   return cuda::device_f32_rung(
-      optional_rung::cuda_regtile.name, Mechanism::hand_written, optional_rung::cuda_tiled.name,
+      which.name, Mechanism::hand_written, optional_rung::cuda_tiled.name,
       "CUDA, 64x64 block tiles, 4x4 register blocks per thread, float4 loads", [](const cuda::DeviceOperands& d) {
         const int n = static_cast<int>(d.n), blocks = Tile::blocks(n);
         regtile_kernel<<<dim3(blocks, blocks), dim3(Tile::kThreadsX, Tile::kThreadsY), 0, static_cast<cudaStream_t>(d.stream)>>>(

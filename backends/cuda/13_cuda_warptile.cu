@@ -92,9 +92,9 @@ __global__ void __launch_bounds__(Tile::kThreads, 2)
 
 }  // namespace
 
-GemmRung cuda_warptile_rung() {
+GemmRung cuda_warptile_rung(const OptionalRung& which) {
   GemmRung rung = cuda::device_f32_rung(
-      optional_rung::cuda_warptile.name, Mechanism::hand_written, optional_rung::cuda_regtile.name,
+      which.name, Mechanism::hand_written, optional_rung::cuda_regtile.name,
       "CUDA, 128x128 blocks, 64x32 per warp, 8x8 per thread, double-buffered cp.async slices", [](const cuda::DeviceOperands& d) {
         const int n = static_cast<int>(d.n), blocks = Tile::blocks(n);
         warptile_kernel<<<dim3(blocks, blocks), Tile::kThreads, 0, static_cast<cudaStream_t>(d.stream)>>>(
