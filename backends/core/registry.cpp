@@ -53,11 +53,11 @@ const GemmRung* Registry::find_gemm(std::string_view name) const {
 const std::vector<OptionalRung>& optional_rungs() {
   namespace o = optional_rung;
   static const std::vector<OptionalRung> all = {
-      o::openblas,    o::onednn,         o::onednn_packed, o::onednn_bf16,     o::onednn_bf16_packed,
+      o::openblas,  o::onednn,         o::onednn_packed, o::onednn_bf16,     o::onednn_bf16_packed,
 #define LADDER_CUDA_RUNG(id, name, dtype, factory) o::id,
 #include "cuda/cuda_rungs.def"
 #undef LADDER_CUDA_RUNG
-      o::model_cpu,   o::model_cpu_bf16, o::model_cuda,    o::model_cuda_tf32, o::model_cuda_f16,
+      o::model_cpu, o::model_cpu_bf16, o::model_cuda,    o::model_cuda_tf32, o::model_cuda_f16,
   };
   return all;
 }

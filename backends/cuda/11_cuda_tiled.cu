@@ -32,8 +32,8 @@ __global__ void tiled_kernel(int n, const float* __restrict__ a, const float* __
 
 GemmRung cuda_tiled_rung(const OptionalRung& which) {
   return cuda::device_f32_rung(
-      which.name, Mechanism::tiling, optional_rung::cuda_naive.name,
-      "CUDA, 32x32 shared-memory tiles of A and B per block", [](const cuda::DeviceOperands& d) {
+      which.name, Mechanism::tiling, optional_rung::cuda_naive.name, "CUDA, 32x32 shared-memory tiles of A and B per block",
+      [](const cuda::DeviceOperands& d) {
         const int n = static_cast<int>(d.n), blocks = cuda::ElementGrid::blocks(n);
         tiled_kernel<<<dim3(blocks, blocks), dim3(kTile, kTile), 0, static_cast<cudaStream_t>(d.stream)>>>(
             n, static_cast<const float*>(d.a), static_cast<const float*>(d.b), d.c);

@@ -159,15 +159,15 @@ GemmRung mma_rung(const OptionalRung& which, const char* summary) {
 }  // namespace
 
 GemmRung cuda_mma_f16_rung(const OptionalRung& which) {
-  GemmRung rung = mma_rung<__half>(which,
-                                   "CUDA on tensor cores (WMMA), f16 in, f32 accumulation; 128x128 blocks, 3-stage cp.async");
+  GemmRung rung =
+      mma_rung<__half>(which, "CUDA on tensor cores (WMMA), f16 in, f32 accumulation; 128x128 blocks, 3-stage cp.async");
   rung.rivals = {{optional_rung::cublas_f16.name, ">= 0.6", 4096}};
   return rung;
 }
 
 GemmRung cuda_mma_bf16_rung(const OptionalRung& which) {
-  GemmRung rung = mma_rung<__nv_bfloat16>(
-      which, "CUDA on tensor cores (WMMA), bf16 in, f32 accumulation; 128x128 blocks, 3-stage cp.async");
+  GemmRung rung =
+      mma_rung<__nv_bfloat16>(which, "CUDA on tensor cores (WMMA), bf16 in, f32 accumulation; 128x128 blocks, 3-stage cp.async");
   rung.rivals = {{optional_rung::cublas_bf16.name, ""}};
   return rung;
 }
