@@ -188,7 +188,9 @@ int run(int argc, char** argv) {
   // where a case needs it (the query starts a CUDA context).
   Ceilings ceilings;
   const MemoryLimit memory = memory_limit();
-  SuiteRequest request{opt.profile, opt.sizes, opt.rungs, opt.uncapped, opt.model_config, &ceilings, &machine};
+  SuiteRequest request = suite_request(opt);
+  request.ceilings = &ceilings;
+  request.machine = &machine;
   request.host_usable_bytes = 0.8 * memory.bytes;
   request.device_usable_bytes = [free = std::make_shared<std::optional<double>>()] {
     if (!*free) *free = device_free_memory_bytes();

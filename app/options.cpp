@@ -183,6 +183,8 @@ std::string check_benchmark_flag(std::string_view name, std::string_view value, 
   return {};
 }
 
+SuiteRequest suite_request(const Options& o) { return {o.profile, o.sizes, o.rungs, o.uncapped, o.model_config}; }
+
 Options parse_options(int argc, char** argv) {
   Options o;
   o.benchmark_args.push_back(argv[0]);
@@ -325,12 +327,7 @@ Options parse_options(int argc, char** argv) {
     for (const Suite& suite : suites())
       if (suite.ladder_profile) o.suites.insert(suite.name);
   // What a suite cannot take of the command line (a model configuration it cannot build).
-  SuiteRequest request;
-  request.profile = o.profile;
-  request.sizes = o.sizes;
-  request.rungs = o.rungs;
-  request.uncapped = o.uncapped;
-  request.model_config = o.model_config;
+  const SuiteRequest request = suite_request(o);
   for (const Suite& suite : suites())
     if (suite.check)
       if (const std::string error = suite.check(request); !error.empty()) usage_error(error);

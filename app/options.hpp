@@ -10,6 +10,7 @@
 
 #include "core/profile.hpp"
 #include "results_file.hpp"
+#include "suite.hpp"
 
 namespace ladder {
 
@@ -52,6 +53,9 @@ struct Options {
 
 // Exits with the help text (0) or a usage error (2) where the command line asks for it.
 Options parse_options(int argc, char** argv);
+
+// What the command line asks of every suite (the run adds its ceilings, machine and memory).
+SuiteRequest suite_request(const Options& options);
 
 // Google Benchmark's flags whose values it would take and fail on later (or abort on): an error
 // message, or empty where the value is good. `version` as in min_time_flag.

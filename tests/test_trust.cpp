@@ -52,7 +52,7 @@ Outcome time_case(const GemmRung& rung, std::int64_t n, const Ceilings* ceilings
   }();
   (void)initialised;
   benchmark::ClearRegisteredBenchmarks();
-  register_cases({gemm_case({gemm_case_axes(rung, n), &rung, n}, ceilings)}, nullptr);
+  register_cases({gemm_case({&rung, n}, ceilings)}, nullptr);
   Collector collector;
   benchmark::RunSpecifiedBenchmarks(&collector);
   Outcome o;
@@ -124,7 +124,7 @@ Outcome time_case_iterations(const GemmRung& rung, std::int64_t n, benchmark::It
                        [](const GemmOperands& op) { return make_kernel([op] { correct_product(op, DType::f32); }); }),
             8);
   benchmark::ClearRegisteredBenchmarks();
-  const BenchmarkCase c = gemm_case({gemm_case_axes(rung, n), &rung, n}, nullptr);
+  const BenchmarkCase c = gemm_case({&rung, n}, nullptr);
   benchmark::RegisterBenchmark(c.name.c_str(), c.body)->Iterations(iterations)->UseRealTime();
   Collector collector;
   benchmark::RunSpecifiedBenchmarks(&collector);

@@ -11,7 +11,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"
 COMMON_SIZE = 4096  # the ladder profile's one size for every rung (kCommonSize)
 GPU_COMPUTE_BOUND_SIZE = 8192  # where the ladder profile also times the GPU's rungs (kGpuComputeBoundSize)
-# A case whose repetitions' coefficient of variation exceeds this is marked noisy in the tables.
 
 
 # --- machines: measured (result files) and specified (spec sheets) ---------------------------------

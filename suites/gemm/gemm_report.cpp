@@ -136,7 +136,7 @@ ContextEntries gemm_context(const Ceilings& ceilings) {
   ContextEntries context;
   std::string order;  // context keys come out sorted by name: the ladder's order needs its own entry
   for (const auto& rung : registry().gemm) {
-    context.emplace_back("rung/" + rung.name, std::string(mechanism_name(rung.mechanism)) + ": " + rung.summary);
+    context.emplace_back("rung/" + rung.name, gemm_rung_description(rung));
     context.emplace_back("rung_where/" + rung.name, std::string(threading_name(rung.threading)));
     if (!rung.parent.empty()) context.emplace_back("rung_parent/" + rung.name, rung.parent);
     // Its traffic model's terms by number (a case's traffic_term counter; 0: the compulsory bytes).

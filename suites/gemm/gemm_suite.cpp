@@ -285,6 +285,10 @@ double gemm_overhead_floor(const GemmRung& rung, const GemmProblem& problem, con
   return (forks ? c.fork_join_seconds : c.call_seconds) + problem.flops() * rung.dispatches_per_flop * c.dispatch_seconds;
 }
 
+std::string gemm_rung_description(const GemmRung& rung) {
+  return std::string(mechanism_name(rung.mechanism)) + ": " + rung.summary;
+}
+
 CaseAxes gemm_case_axes(const GemmRung& rung, std::int64_t n) { return {kGemmSuite, rung.name, dtype_name(rung.dtype), "n", n}; }
 
 std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs, const std::vector<std::int64_t>& sizes,
@@ -296,7 +300,7 @@ std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs,
       std::int64_t effective = (!uncapped && rung->max_n > 0) ? std::min(n, rung->max_n) : n;
       if (std::find(rung_sizes.begin(), rung_sizes.end(), effective) == rung_sizes.end()) rung_sizes.push_back(effective);
     }
-    for (std::int64_t n : rung_sizes) cases.push_back({gemm_case_axes(*rung, n), rung, n});
+    for (std::int64_t n : rung_sizes) cases.push_back({rung, n});
   }
   return cases;
 }
@@ -312,7 +316,7 @@ std::vector<std::int64_t> gemm_profile_sizes(Profile profile, Threading where) {
 }
 
 BenchmarkCase gemm_case(const GemmCase& g, const Ceilings* ceilings) {
-  BenchmarkCase c = case_with_axes(g.axes);
+  BenchmarkCase c = case_with_axes(g.axes());
   c.timing = g.rung->self_timed ? Timing::manual : Timing::wall;
   c.on_device = g.rung->threading == Threading::device;
   c.memory_bytes = gemm_case_bytes(g.n);
@@ -352,8 +356,7 @@ std::vector<SuiteRung> gemm_rungs() {
   std::vector<SuiteRung> rungs;
   for (const GemmRung& rung : registry().gemm)
     rungs.push_back({rung.name, std::string(dtype_name(rung.dtype)), std::string(threading_name(rung.threading)),
-                     rung.max_n > 0 ? fmt::format("n<={}", rung.max_n) : "",
-                     std::string(mechanism_name(rung.mechanism)) + ": " + rung.summary,
+                     rung.max_n > 0 ? fmt::format("n<={}", rung.max_n) : "", gemm_rung_description(rung),
                      [&rung] { return gemm_rung_unavailable_reason(rung); }});
   return rungs;
 }

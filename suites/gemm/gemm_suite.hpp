@@ -80,6 +80,8 @@ CaseAxes gemm_case_axes(const GemmRung& rung, std::int64_t n);
 // (Not 16: PyTorch's bf16 matmul below n = 17 rounds its sums to bf16, a path no case takes.)
 inline constexpr std::int64_t kProbeSize = 64;
 const std::string& gemm_rung_unavailable_reason(const GemmRung& rung);
+// "<mechanism>: <summary>": the rung as --list and the context's rung/<rung> describe it.
+std::string gemm_rung_description(const GemmRung& rung);
 
 // The rate above which a timed case is refused as impossible: kImpossibleRateFactor times the
 // peak the rung's unit was measured at (0 where none was measured). 1.5 leaves room for a peak
@@ -119,10 +121,10 @@ GemmTraffic gemm_traffic(const GemmRung& rung, const GemmProblem& problem, const
 double gemm_overhead_floor(const GemmRung& rung, const GemmProblem& problem, const Ceilings& ceilings);
 
 struct GemmCase {
-  CaseAxes axes;
   const GemmRung* rung = nullptr;
   std::int64_t n = 0;
-  std::string name() const { return case_name(axes); }
+  CaseAxes axes() const { return gemm_case_axes(*rung, n); }
+  std::string name() const { return case_name(axes()); }
 };
 
 // Every (rung, size) pair to run: sizes above a rung's cap become the cap (once), unless
