@@ -136,9 +136,9 @@ TEST_F(SmokeRun, ContextDescribesMachineBuildAndPeaks) {
   EXPECT_GT(all_cores, 0);
 }
 
-// The mechanisms the ladder report compares against (scripts/ladderreport/ladder.py) are the
-// program's own names, as the context lists them: a name changed on one side fails here.
-TEST_F(SmokeRun, TheLadderReportKnowsOnlyTheProgramsMechanisms) {
+// The mechanisms and units the ladder report compares against (scripts/ladderreport/ladder.py)
+// are the program's own names, as the context lists them: a name changed on one side fails here.
+TEST_F(SmokeRun, TheLadderReportKnowsOnlyTheProgramsMechanismsAndUnits) {
   const auto& ctx = doc_["context"];
   ASSERT_TRUE(ctx.contains("mechanism_names"));
   std::set<std::string> names;
@@ -162,6 +162,16 @@ TEST_F(SmokeRun, TheLadderReportKnowsOnlyTheProgramsMechanisms) {
     }
   }
   EXPECT_GT(seen, 10);
+  // The same for the units it compares against (`kind == "X"`), from the context's unit_names.
+  ASSERT_TRUE(ctx.contains("unit_names"));
+  std::set<std::string> units;
+  for (const std::string& name : split_text(ctx["unit_names"].get<std::string>(), '|')) units.insert(name);
+  const std::regex kind_compared(R"re(kind == "([^"]+)")re");
+  int kinds = 0;
+  for (auto it = std::sregex_iterator(source.begin(), source.end(), kind_compared); it != std::sregex_iterator(); ++it, ++kinds)
+    EXPECT_TRUE(units.count((*it)[1])) << "ladder.py compares a unit against '" << (*it)[1]
+                                       << "', which the program does not name";
+  EXPECT_GT(kinds, 0);
 }
 
 // Counters every case of a suite carries.

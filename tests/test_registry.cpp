@@ -77,6 +77,8 @@ TEST(Registry, NamesAreUniqueAndEveryRungIsComplete) {
     EXPECT_TRUE(r.prepare) << r.name;
     EXPECT_FALSE(r.summary.empty()) << r.name;
     EXPECT_NE(r.mechanism, Mechanism::none) << r.name << " was registered without a mechanism";
+    EXPECT_NE(r.unit, Unit::none) << r.name << " was registered without the unit it runs on";
+    EXPECT_TRUE(r.traffic) << r.name << " was registered without a traffic model (compulsory_traffic_only where none applies)";
     EXPECT_EQ(r.name.find('/'), std::string::npos) << "a slash would break case names";
   }
   EXPECT_EQ(registry().find_gemm("no-such-rung"), nullptr);

@@ -251,32 +251,32 @@ TEST(GemmUnit, EachRungIsSetAgainstThePeakOfTheUnitItRunsOn) {
                           {"avx512-fma", DType::f32, 2, 200e9},
                           {"avx512-bf16", DType::bf16, 2, 400e9},
                           {"amx-bf16", DType::bf16, 2, 4000e9}};
-  GemmRung cpu_f32{.name = "x", .dtype = DType::f32, .threading = Threading::all_cores};
-  GemmRung cpu_bf16{.name = "y", .dtype = DType::bf16, .threading = Threading::all_cores};
-  GemmRung gpu_f32{.name = "z", .dtype = DType::f32, .threading = Threading::device};
-  GemmRung gpu_f16{.name = "w", .dtype = DType::f16, .threading = Threading::device};
+  GemmRung cpu_f32{.name = "x", .dtype = DType::f32, .threading = Threading::all_cores, .unit = Unit::fastest};
+  GemmRung cpu_bf16{.name = "y", .dtype = DType::bf16, .threading = Threading::all_cores, .unit = Unit::fastest};
+  GemmRung gpu_f32{.name = "z", .dtype = DType::f32, .threading = Threading::device, .unit = Unit::cuda_cores};
+  GemmRung gpu_f16{.name = "w", .dtype = DType::f16, .threading = Threading::device, .unit = Unit::tensor_cores};
   EXPECT_EQ(gemm_unit(cpu_f32, c).name, "CPU FMA units");
   EXPECT_DOUBLE_EQ(gemm_unit(cpu_f32, c).peak, 200e9);
   // One core's rung against one core's peak; a rung built without vectorisation against the scalar probe.
   c.peaks.measurements.insert(c.peaks.measurements.begin(),
                               {{"avx512-fma", DType::f32, 1, 110e9}, {"scalar-fma", DType::f32, 1, 14e9}});
-  GemmRung one_core{.name = "v", .dtype = DType::f32, .threading = Threading::one_core};
+  GemmRung one_core{.name = "v", .dtype = DType::f32, .threading = Threading::one_core, .unit = Unit::fastest};
   EXPECT_EQ(gemm_unit(one_core, c).name, "CPU FMA units, one core");
   EXPECT_DOUBLE_EQ(gemm_unit(one_core, c).peak, 110e9);
-  GemmRung scalar{.name = "u", .dtype = DType::f32, .threading = Threading::one_core};
-  scalar.unit_probe = "scalar-fma";
+  GemmRung scalar{.name = "u", .dtype = DType::f32, .threading = Threading::one_core, .unit = Unit::scalar_fma};
   EXPECT_EQ(gemm_unit(scalar, c).name, "CPU scalar FMA, one core");
   EXPECT_DOUBLE_EQ(gemm_unit(scalar, c).peak, 14e9);
   // AVX2 code on an AVX-512 machine: against the AVX2 probe, on all the run's threads.
   c.threads = 2;
-  GemmRung avx2{.name = "t", .dtype = DType::f32, .threading = Threading::all_cores};
-  avx2.unit_probe = "avx2-fma";
+  GemmRung avx2{.name = "t", .dtype = DType::f32, .threading = Threading::all_cores, .unit = Unit::avx2_fma};
   EXPECT_EQ(gemm_unit(avx2, c).name, "CPU FMA units (avx2-fma)");
   EXPECT_DOUBLE_EQ(gemm_unit(avx2, c).peak, 100e9);
   EXPECT_EQ(gemm_unit(cpu_bf16, c).name, "CPU AMX tiles");
+  EXPECT_EQ(gemm_unit(cpu_bf16, c).unit, Unit::amx_tiles);
   EXPECT_DOUBLE_EQ(gemm_unit(cpu_bf16, c).peak, 4000e9);
   c.peaks.measurements.pop_back();  // no AMX: the vector unit's dot products set the bf16 peak
   EXPECT_EQ(gemm_unit(cpu_bf16, c).name, "CPU AVX512-BF16 dot products");
+  EXPECT_EQ(gemm_unit(cpu_bf16, c).unit, Unit::bf16_dot_products);
   EXPECT_DOUBLE_EQ(gemm_unit(cpu_bf16, c).peak, 400e9);
   // No device measured: a GPU rung has no unit, and no peak to be a fraction of.
   EXPECT_TRUE(gemm_unit(gpu_f32, c).name.empty());

@@ -39,6 +39,9 @@ struct TrafficTerm {
   double bytes = 0;
 };
 
+// The traffic model of a rung whose loops are not ours to model: the compulsory bytes only.
+inline std::vector<TrafficTerm> compulsory_traffic_only(std::int64_t /*n*/, int /*threads*/) { return {}; }
+
 // Inputs exist in both f32 and bf16; a rung reads those of its dtype and writes c.
 struct GemmOperands {
   std::int64_t n = 0;
@@ -140,6 +143,47 @@ inline const char* mechanism_name(Mechanism m) { return kMechanismNames[static_c
 // "reference|interpretation and boxing|...": every name but none's, for the context.
 std::string mechanism_names();
 
+// The unit a rung's arithmetic runs on, whose measured peak is its compute roof. Every rung names
+// one (Registry.EveryRungSaysWhatItIsAndWhatItRefines fails on none): a rung held to one unit by
+// how it is built (scalar code, AVX2 code on a CPU with AVX-512) names that unit's probe; the
+// others name `fastest`, resolved on the machine to the fastest unit for their dtype (AMX tiles,
+// AVX512-BF16 dot products or the FMA units); a GPU rung names CUDA cores or tensor cores. The
+// results' context lists the names (unit_names) and each rung's resolved one (rung_unit_kind/<rung>).
+enum class Unit {
+  none,
+  fastest,
+  scalar_fma,
+  avx2_fma,
+  avx512_fma,
+  fma_units,
+  amx_tiles,
+  bf16_dot_products,
+  cuda_cores,
+  tensor_cores,
+};
+inline constexpr const char* kUnitNames[] = {
+    "none",
+    "the fastest for its dtype",
+    "CPU scalar FMA",
+    "CPU FMA units (avx2-fma)",
+    "CPU FMA units (avx512-fma)",
+    "CPU FMA units",
+    "CPU AMX tiles",
+    "CPU AVX512-BF16 dot products",
+    "GPU CUDA cores",
+    "GPU tensor cores",
+};
+static_assert(std::size(kUnitNames) == static_cast<std::size_t>(Unit::tensor_cores) + 1);
+inline const char* unit_name(Unit u) { return kUnitNames[static_cast<int>(u)]; }
+// The peak probe of a unit a rung is held to ("scalar-fma"); empty for the others.
+inline std::string_view unit_probe(Unit u) {
+  return u == Unit::scalar_fma ? "scalar-fma" : u == Unit::avx2_fma ? "avx2-fma" : u == Unit::avx512_fma ? "avx512-fma" : "";
+}
+// A GPU rung's unit: the CUDA cores in f32, the tensor cores in any narrower format.
+inline Unit gpu_unit(DType dtype) { return dtype == DType::f32 ? Unit::cuda_cores : Unit::tensor_cores; }
+// "the fastest for its dtype|CPU scalar FMA|...": every name but none's, for the context.
+std::string unit_names();
+
 struct GemmRung {
   std::string name;  // "avx512": the case is gemm/<name>/<dtype>/n:<n>
   DType dtype = DType::f32;
@@ -148,10 +192,8 @@ struct GemmRung {
   // the ladder size); 0 means no cap. --no-cap lifts it.
   std::int64_t max_n = 0;
   bool self_timed = false;  // the kernel reports its own time (see GemmKernel)
-  // The peak probe whose rate is this rung's compute roof, where the rung is held to one unit of
-  // the machine's ("scalar-fma": built without vectorisation; "avx2-fma": AVX2 code on a CPU that
-  // also has AVX-512); empty: the fastest unit for its dtype.
-  std::string unit_probe = {};
+  // The unit its arithmetic runs on (Unit): its compute roof.
+  Unit unit = Unit::none;
   // Interpreted rungs: bytecode dispatches per FLOP of their program, for the overhead floor.
   double dispatches_per_flop = 0;
   // A library that picks its own thread count (OpenBLAS, oneDNN) may run a small problem on the
@@ -182,8 +224,9 @@ struct GemmRung {
   // only for the chain's start.
   std::string parent = {};
   // The terms of its traffic model at size n on `threads` threads (see TrafficTerm; working sets
-  // per thread, bytes over all of them); empty: only the compulsory bytes (a library's blocking
-  // is its own, a GPU's traffic is not modelled).
+  // per thread, bytes over all of them): every rung names one, compulsory_traffic_only where only
+  // the compulsory bytes are modelled (a library's blocking is its own, a GPU's traffic is not
+  // modelled, an interpreter's is its own data structures').
   std::function<std::vector<TrafficTerm>(std::int64_t n, int threads)> traffic = {};
   // Empty when the rung can run here; otherwise why not.
   std::function<std::string()> unavailable_reason = [] { return std::string(); };

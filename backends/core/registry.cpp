@@ -14,6 +14,12 @@ std::string mechanism_names() {
   return names;
 }
 
+std::string unit_names() {
+  std::string names;
+  for (std::size_t i = 1; i < std::size(kUnitNames); ++i) names += (i > 1 ? "|" : "") + std::string(kUnitNames[i]);
+  return names;
+}
+
 namespace {
 std::mutex g_software_mutex;
 std::vector<std::pair<std::string, std::string>> g_software;
@@ -51,62 +57,59 @@ const GemmRung* Registry::find_gemm(std::string_view name) const {
 }
 
 const std::vector<OptionalRung>& optional_rungs() {
-  namespace o = optional_rung;
   static const std::vector<OptionalRung> all = {
-      o::openblas,  o::onednn,         o::onednn_packed, o::onednn_bf16,     o::onednn_bf16_packed,
-#define LADDER_CUDA_RUNG(id, name, dtype, factory) o::id,
-#include "cuda/cuda_rungs.def"
-#undef LADDER_CUDA_RUNG
-      o::model_cpu, o::model_cpu_bf16, o::model_cuda,    o::model_cuda_tf32, o::model_cuda_f16,
+#define LADDER_BACKEND(display, option)
+#define LADDER_GEMM_RUNG(id, name, dtype, factory) optional_rung::id,
+#define LADDER_MODEL_RUNG(id, name, dtype) optional_rung::id,
+#include "optional_backends.inc"
+#undef LADDER_BACKEND
+#undef LADDER_GEMM_RUNG
+#undef LADDER_MODEL_RUNG
   };
   return all;
 }
 
-bool backend_built(OptionalBackend backend) {
-#ifdef LADDER_HAVE_OPENBLAS
-  if (backend == OptionalBackend::openblas) return true;
-#endif
-#ifdef LADDER_HAVE_ONEDNN
-  if (backend == OptionalBackend::onednn) return true;
-#endif
-#ifdef LADDER_HAVE_CUDA
-  if (backend == OptionalBackend::cuda) return true;
-#endif
-  (void)backend;
-  return false;
+namespace {
+struct BackendFacts {
+  const char* name;    // "OpenBLAS"
+  const char* option;  // its CMake option, "LADDER_WITH_OPENBLAS"
+  bool built;
+};
+const BackendFacts& facts(OptionalBackend backend) {
+  static constexpr BackendFacts all[] = {
+#define LADDER_BACKEND(display, option) {display, option, LADDER_BACKEND_BUILT},
+#define LADDER_GEMM_RUNG(id, name, dtype, factory)
+#define LADDER_MODEL_RUNG(id, name, dtype)
+#include "optional_backends.inc"
+#undef LADDER_BACKEND
+#undef LADDER_GEMM_RUNG
+#undef LADDER_MODEL_RUNG
+  };
+  return all[static_cast<int>(backend)];
 }
 
-namespace {
-const char* backend_name(OptionalBackend backend) {
-  return backend == OptionalBackend::openblas ? "OpenBLAS" : backend == OptionalBackend::onednn ? "oneDNN" : "CUDA";
+void register_built_backends(Registry& registry) {
+#include "backend_registrations.inc"
+  (void)registry;
 }
 }  // namespace
 
+bool backend_built(OptionalBackend backend) { return facts(backend).built; }
+
 std::string not_built_reason(OptionalBackend backend) {
-  const char* what = backend_name(backend);
-  const char* option = backend == OptionalBackend::openblas ? "LADDER_WITH_OPENBLAS"
-                       : backend == OptionalBackend::onednn ? "LADDER_WITH_ONEDNN"
-                                                            : "LADDER_WITH_CUDA";
-  return std::string("this build has no ") + what + " backend (" + option + "=OFF, or AUTO did not find it when configured)";
+  return std::string("this build has no ") + facts(backend).name + " backend (" + facts(backend).option +
+         "=OFF, or AUTO did not find it when configured)";
 }
 
 std::string not_built_summary(OptionalBackend backend) {
-  return std::string("a rung of the ") + backend_name(backend) + " backend, which this build left out";
+  return std::string("a rung of the ") + facts(backend).name + " backend, which this build left out";
 }
 
 const Registry& registry() {
   static const Registry all = [] {
     Registry r;
     register_cpu(r);
-#ifdef LADDER_HAVE_OPENBLAS
-    register_openblas(r);
-#endif
-#ifdef LADDER_HAVE_ONEDNN
-    register_onednn(r);
-#endif
-#ifdef LADDER_HAVE_CUDA
-    register_cuda(r);
-#endif
+    register_built_backends(r);
     register_python(r);
     for (const auto& o : optional_rungs()) {
       if (o.kind != RungKind::gemm || backend_built(o.backend)) continue;
@@ -115,6 +118,8 @@ const Registry& registry() {
       placeholder.dtype = o.dtype;
       placeholder.threading = o.threading();
       placeholder.mechanism = Mechanism::not_built;
+      placeholder.unit = o.threading() == Threading::device ? gpu_unit(o.dtype) : Unit::fastest;
+      placeholder.traffic = compulsory_traffic_only;
       placeholder.summary = not_built_summary(o.backend);
       placeholder.unavailable_reason = [reason = not_built_reason(o.backend)] { return reason; };
       placeholder.prepare = [](const GemmOperands&) -> std::unique_ptr<GemmKernel> {

@@ -55,19 +55,39 @@ std::string openblas_core_for(const std::string& detected, bool avx2, bool avx51
 
 void register_cpu(Registry& registry);
 void register_python(Registry& registry);
-void register_openblas(Registry& registry);
-void register_onednn(Registry& registry);
-void register_cuda(Registry& registry);
 
 // The full registry of this build, in ladder order. A rung of a backend this build left out is
 // there too, as a placeholder whose unavailable_reason() says so.
 const Registry& registry();
 
-// The rungs of the backends a build may leave out, by name: GEMM rungs and model backends (the
-// suites' GPU rungs are listed by their suites, unavailable without CUDA). A build without one of these backends still knows its
-// rungs and reports them unavailable, with the reason, so that `--rungs cublas` there says why instead of "unknown rung".
-// (tests/test_registry.cpp checks, in a build with every backend, that these are what each registers.)
-enum class OptionalBackend { openblas, onednn, cuda };
+// The backends a build may leave out (LADDER_OPTIONAL_BACKENDS in CMakeLists.txt), each a folder of
+// backends/ whose rungs.def lists its rungs: GEMM rungs and model backends (the suites' GPU rungs
+// are listed by their suites, unavailable without CUDA). Every build reads every backend's list
+// (the generated optional_backends.inc includes each, with LADDER_BACKEND_ID its folder's name),
+// so a build without a backend still knows its rungs and reports them unavailable, with the
+// reason: `--rungs cublas` there says why instead of "unknown rung". (tests/test_registry.cpp
+// checks, in a build with every backend, that these are what each registers.)
+#define LADDER_CONCAT_(a, b) a##b
+#define LADDER_CONCAT(a, b) LADDER_CONCAT_(a, b)
+enum class OptionalBackend {
+#define LADDER_BACKEND(display, option) LADDER_BACKEND_ID,
+#define LADDER_GEMM_RUNG(id, name, dtype, factory)
+#define LADDER_MODEL_RUNG(id, name, dtype)
+#include "optional_backends.inc"
+#undef LADDER_BACKEND
+#undef LADDER_GEMM_RUNG
+#undef LADDER_MODEL_RUNG
+};
+// Each built backend's register_<backend>(), in its folder: it adds its rungs (its rungs.def's
+// factories) and its facts for the context.
+#define LADDER_BACKEND(display, option) void LADDER_CONCAT(register_, LADDER_BACKEND_ID)(Registry & registry);
+#define LADDER_GEMM_RUNG(id, name, dtype, factory)
+#define LADDER_MODEL_RUNG(id, name, dtype)
+#include "optional_backends.inc"
+#undef LADDER_BACKEND
+#undef LADDER_GEMM_RUNG
+#undef LADDER_MODEL_RUNG
+
 enum class RungKind { gemm, model };
 struct OptionalRung {
   OptionalBackend backend;
@@ -76,25 +96,18 @@ struct OptionalRung {
   DType dtype;
   Threading threading() const { return backend == OptionalBackend::cuda ? Threading::device : Threading::all_cores; }
 };
-// Each optional rung's name, defined here once: its backend names itself with it, and a build
-// without the backend lists it as a placeholder.
+// Each optional rung's name, defined once in its backend's rungs.def: its backend names itself
+// with it, and a build without the backend lists it as a placeholder.
 namespace optional_rung {
-using B = OptionalBackend;
-using K = RungKind;
-inline constexpr OptionalRung openblas{B::openblas, K::gemm, "openblas", DType::f32};
-inline constexpr OptionalRung onednn{B::onednn, K::gemm, "onednn", DType::f32};
-inline constexpr OptionalRung onednn_packed{B::onednn, K::gemm, "onednn-packed", DType::f32};
-inline constexpr OptionalRung onednn_bf16{B::onednn, K::gemm, "onednn-bf16", DType::bf16};
-inline constexpr OptionalRung onednn_bf16_packed{B::onednn, K::gemm, "onednn-bf16-packed", DType::bf16};
-// The GPU ladder's, from its one list.
-#define LADDER_CUDA_RUNG(id, name, dtype, factory) inline constexpr OptionalRung id{B::cuda, K::gemm, name, DType::dtype};
-#include "cuda/cuda_rungs.def"
-#undef LADDER_CUDA_RUNG
-inline constexpr OptionalRung model_cpu{B::openblas, K::model, "cpu", DType::f32};
-inline constexpr OptionalRung model_cpu_bf16{B::onednn, K::model, "cpu-bf16", DType::bf16};
-inline constexpr OptionalRung model_cuda{B::cuda, K::model, "cuda", DType::f32};
-inline constexpr OptionalRung model_cuda_tf32{B::cuda, K::model, "cuda-tf32", DType::tf32};
-inline constexpr OptionalRung model_cuda_f16{B::cuda, K::model, "cuda-f16", DType::f16};
+#define LADDER_BACKEND(display, option)
+#define LADDER_GEMM_RUNG(id, name, dtype, factory) \
+  inline constexpr OptionalRung id{OptionalBackend::LADDER_BACKEND_ID, RungKind::gemm, name, DType::dtype};
+#define LADDER_MODEL_RUNG(id, name, dtype) \
+  inline constexpr OptionalRung id{OptionalBackend::LADDER_BACKEND_ID, RungKind::model, name, DType::dtype};
+#include "optional_backends.inc"
+#undef LADDER_BACKEND
+#undef LADDER_GEMM_RUNG
+#undef LADDER_MODEL_RUNG
 }  // namespace optional_rung
 
 const std::vector<OptionalRung>& optional_rungs();

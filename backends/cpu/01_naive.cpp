@@ -19,7 +19,7 @@ GemmRung naive_rung() {
   GemmRung rung;
   rung.name = "naive";
   rung.threading = Threading::one_core;
-  rung.unit_probe = "scalar-fma";
+  rung.unit = Unit::scalar_fma;
   rung.max_n = 1024;
   rung.mechanism = Mechanism::interpretation;
   rung.parent = "boxed";

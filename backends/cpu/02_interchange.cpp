@@ -22,7 +22,7 @@ GemmRung interchange_rung() {
   GemmRung rung;
   rung.name = "interchange";
   rung.threading = Threading::one_core;
-  rung.unit_probe = "scalar-fma";
+  rung.unit = Unit::scalar_fma;
   // The common size itself: B streamed once per row of A costs about 20 s a call at n = 4096 on
   // one core (minutes with its repetitions), so it is measured there, not extrapolated.
   rung.max_n = 4096;

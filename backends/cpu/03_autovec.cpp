@@ -23,6 +23,7 @@ GemmRung autovec_rung() {
   rung.name = "autovec";
   rung.threading = Threading::one_core;
   rung.mechanism = Mechanism::simd;
+  rung.unit = Unit::fastest;  // the widest vectors -march=native allows
   rung.parent = "interchange";
   rung.summary = "i-k-j loops auto-vectorised for the native ISA (-O3 -march=native)";
   rung.traffic = row_streaming_traffic;

@@ -81,6 +81,7 @@ GemmRung tiled_rung() {
   rung.name = "tiled";
   rung.threading = Threading::one_core;
   rung.mechanism = Mechanism::tiling;
+  rung.unit = Unit::fastest;
   rung.parent = "autovec";
   rung.summary = "blocked for registers (6x32 C block) and cache (256-deep K), auto-vectorised, one core";
   rung.traffic = gemm_tiled_traffic;

@@ -15,6 +15,7 @@ GemmRung parallel_rung() {
   rung.name = "parallel";
   rung.threading = Threading::all_cores;
   rung.mechanism = Mechanism::cores;
+  rung.unit = Unit::fastest;
   rung.parent = "tiled";
   rung.summary = "the tiled kernel with C's rows split across all cores (OpenMP)";
   rung.traffic = gemm_tiled_traffic;

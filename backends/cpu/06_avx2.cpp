@@ -91,7 +91,7 @@ GemmRung avx2_rung() {
   rung.threading = Threading::all_cores;
   rung.mechanism = Mechanism::hand_written;
   rung.parent = "parallel";
-  rung.unit_probe = "avx2-fma";
+  rung.unit = Unit::avx2_fma;
   rung.rivals = {{optional_rung::openblas.name, ""}, {optional_rung::onednn.name, ""}};
   rung.summary = "hand-written AVX2 6x16 micro-kernel, packed panels (BLIS structure), all cores";
   rung.unavailable_reason = [] { return isa_unavailable_reason(Isa::avx2); };

@@ -82,7 +82,7 @@ GemmRung avx512_rung() {
   rung.threading = Threading::all_cores;
   rung.mechanism = Mechanism::hand_written;
   rung.parent = "parallel";
-  rung.unit_probe = "avx512-fma";
+  rung.unit = Unit::avx512_fma;
   rung.rivals = {{optional_rung::openblas.name, ">= 1.0", 2048}, {optional_rung::onednn.name, ""}};
   rung.summary = "hand-written AVX-512 12x32 micro-kernel, packed panels (BLIS structure), all cores";
   rung.unavailable_reason = [] { return isa_unavailable_reason(Isa::avx512); };

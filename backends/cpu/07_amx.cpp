@@ -71,6 +71,8 @@ GemmRung amx_rung() {
   rung.dtype = DType::bf16;
   rung.threading = Threading::all_cores;
   rung.mechanism = Mechanism::matrix_units;
+  rung.unit = Unit::amx_tiles;
+  rung.traffic = compulsory_traffic_only;
   rung.parent = "avx512";  // bf16 tiles against the f32 vector kernel
   rung.rivals = {{optional_rung::onednn_bf16_packed.name, ">= 0.8", 2048}, {optional_rung::onednn_bf16.name, ""}};
   rung.summary = "hand-written AMX tile kernel (TDPBF16PS, 32x32 C blocks, tile-ordered packing), bf16 in, f32 out, all cores";

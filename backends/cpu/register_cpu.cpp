@@ -1,32 +1,18 @@
-// The CPU ladder in order: each rung removes one layer of cost from the one above it.
-// A new rung: its file in this folder, its name in CMakeLists.txt, one line here.
+// The CPU ladder in order (cpu_rungs.def): each rung removes one layer of cost from the one above
+// it; then the peak probes that measure the units the rungs run on.
 #include "../core/registry.hpp"
 
 namespace ladder {
 
-GemmRung python_rung();
-GemmRung boxed_rung();
-GemmRung naive_rung();
-GemmRung interchange_rung();
-GemmRung autovec_rung();
-GemmRung tiled_rung();
-GemmRung parallel_rung();
-GemmRung avx2_rung();
-GemmRung avx512_rung();
-GemmRung amx_rung();
+#define LADDER_CPU_RUNG(factory) GemmRung factory();
+#include "cpu_rungs.def"
+#undef LADDER_CPU_RUNG
 void register_peak_probes(Registry& registry);
 
 void register_cpu(Registry& r) {
-  r.add(python_rung());
-  r.add(boxed_rung());
-  r.add(naive_rung());
-  r.add(interchange_rung());
-  r.add(autovec_rung());
-  r.add(tiled_rung());
-  r.add(parallel_rung());
-  r.add(avx2_rung());
-  r.add(avx512_rung());
-  r.add(amx_rung());
+#define LADDER_CPU_RUNG(factory) r.add(factory());
+#include "cpu_rungs.def"
+#undef LADDER_CPU_RUNG
   register_peak_probes(r);
 }
 

@@ -43,6 +43,8 @@ GemmRung mode_rung(const Mode& m) {
   rung.threading = Threading::device;
   rung.self_timed = true;
   rung.mechanism = m.dtype == DType::f32 ? Mechanism::tuned_library : Mechanism::matrix_units;
+  rung.unit = gpu_unit(m.dtype);
+  rung.traffic = compulsory_traffic_only;
   // cuBLAS f32 against the best hand-written CUDA kernel; a tensor-core mode against f32 on the FMA units.
   rung.parent = m.dtype == DType::f32 ? std::string(optional_rung::cuda_warptile.name) : std::string(optional_rung::cublas.name);
   rung.summary = m.summary;

@@ -139,6 +139,8 @@ GemmRung mma_rung(const OptionalRung& which, const char* summary) {
   rung.threading = Threading::device;
   rung.self_timed = true;
   rung.mechanism = Mechanism::matrix_units;
+  rung.unit = Unit::tensor_cores;
+  rung.traffic = compulsory_traffic_only;
   rung.parent = optional_rung::cuda_warptile.name;  // WMMA tiles against the best FMA kernel
   rung.summary = summary;
   rung.unavailable_reason = [which] { return cuda::unavailable_for(which.dtype, which.name); };

@@ -94,6 +94,8 @@ GemmRung device_f32_rung(std::string name, Mechanism mechanism, std::string pare
   rung.threading = Threading::device;
   rung.self_timed = true;
   rung.mechanism = mechanism;
+  rung.unit = Unit::cuda_cores;
+  rung.traffic = compulsory_traffic_only;
   rung.parent = std::move(parent);
   rung.summary = std::move(summary);
   rung.unavailable_reason = [] { return unavailable_reason(); };

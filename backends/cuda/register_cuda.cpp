@@ -5,14 +5,18 @@
 
 namespace ladder {
 
-#define LADDER_CUDA_RUNG(id, name, dtype, factory) GemmRung factory(const OptionalRung& rung);
-#include "cuda_rungs.def"
-#undef LADDER_CUDA_RUNG
+#define LADDER_BACKEND(display, option)
+#define LADDER_GEMM_RUNG(id, name, dtype, factory) GemmRung factory(const OptionalRung& rung);
+#define LADDER_MODEL_RUNG(id, name, dtype)
+#include "rungs.def"
+#undef LADDER_GEMM_RUNG
 
 void register_cuda(Registry& r) {
-#define LADDER_CUDA_RUNG(id, name, dtype, factory) r.add(factory(optional_rung::id));
-#include "cuda_rungs.def"
-#undef LADDER_CUDA_RUNG
+#define LADDER_GEMM_RUNG(id, name, dtype, factory) r.add(factory(optional_rung::id));
+#include "rungs.def"
+#undef LADDER_GEMM_RUNG
+#undef LADDER_MODEL_RUNG
+#undef LADDER_BACKEND
   for (auto& [key, value] : cuda::device_context()) r.context.emplace_back(key, [value] { return value; });
 }
 

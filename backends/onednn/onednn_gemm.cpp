@@ -78,11 +78,11 @@ class OnednnMatmul final : public GemmKernel {
   double reorder_seconds_ = 0;
 };
 
-GemmRung onednn_rung(DType dtype, bool packed = false) {
+GemmRung onednn_matmul_rung(const OptionalRung& line, bool packed) {
   GemmRung rung;
   namespace o = optional_rung;
-  rung.name = dtype == DType::bf16 ? (packed ? o::onednn_bf16_packed : o::onednn_bf16).name
-                                   : (packed ? o::onednn_packed : o::onednn).name;
+  const DType dtype = line.dtype;
+  rung.name = line.name;
   rung.dtype = dtype;
   rung.threading = Threading::all_cores;
   rung.picks_own_threads = true;  // its parallel() runs small work on the calling thread
@@ -93,6 +93,8 @@ GemmRung onednn_rung(DType dtype, bool packed = false) {
   const Mechanism bf16_mechanism =
       isa_unavailable_reason(Isa::amx).empty() ? Mechanism::matrix_units : Mechanism::bf16_dot_products;
   rung.mechanism = packed ? Mechanism::layout : dtype == DType::bf16 ? bf16_mechanism : Mechanism::tuned_library;
+  rung.unit = Unit::fastest;  // AMX tiles, AVX512-BF16 dot products or FMA units: the library picks
+  rung.traffic = compulsory_traffic_only;
   // The packed rungs over their unpacked selves; bf16 over oneDNN's f32; f32 over the best hand-written kernel.
   rung.parent = packed                 ? std::string(dtype == DType::bf16 ? o::onednn_bf16.name : o::onednn.name)
                 : dtype == DType::bf16 ? std::string(o::onednn.name)
@@ -165,11 +167,18 @@ const std::string& onednn_bf16_unavailable_reason() {
   return reason;
 }
 
+// Its rungs.def's factories: the matmul on the operands as they come, and on B reordered ahead of time.
+GemmRung onednn_rung(const OptionalRung& line) { return onednn_matmul_rung(line, false); }
+GemmRung onednn_packed_rung(const OptionalRung& line) { return onednn_matmul_rung(line, true); }
+
 void register_onednn(Registry& r) {
-  r.add(onednn_rung(DType::f32));
-  r.add(onednn_rung(DType::f32, true));
-  r.add(onednn_rung(DType::bf16));
-  r.add(onednn_rung(DType::bf16, true));
+#define LADDER_BACKEND(display, option)
+#define LADDER_GEMM_RUNG(id, name, dtype, factory) r.add(factory(optional_rung::id));
+#define LADDER_MODEL_RUNG(id, name, dtype)
+#include "rungs.def"
+#undef LADDER_BACKEND
+#undef LADDER_GEMM_RUNG
+#undef LADDER_MODEL_RUNG
   r.context.emplace_back("onednn_version", [] {
     const dnnl_version_t* v = dnnl_version();
     return onednn_version() + " (" + v->hash + ", cpu runtime " + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "omp" : "other") + ")";

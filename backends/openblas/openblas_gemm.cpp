@@ -50,13 +50,15 @@ std::optional<EnvironmentFix> openblas_core_fix() {
       "OpenBLAS took this CPU for a " + detected + "; running it with OPENBLAS_CORETYPE=" + core + ", the kernels of its ISA"};
 }
 
-GemmRung openblas_rung() {
+GemmRung openblas_rung(const OptionalRung& o) {
   GemmRung rung;
-  rung.name = optional_rung::openblas.name;
+  rung.name = o.name;
   rung.threading = Threading::all_cores;
   rung.picks_own_threads = true;  // one thread below its size thresholds
   rung.small_gemm_sweep = true;
   rung.mechanism = Mechanism::tuned_library;
+  rung.unit = Unit::fastest;
+  rung.traffic = compulsory_traffic_only;
   rung.parent = "avx512|avx2";  // the best hand-written kernel of the same units
   rung.summary = "cblas_sgemm (OpenBLAS, " + openblas_build() + " build), all cores";
   rung.prepare = [](const GemmOperands& op) {
@@ -80,7 +82,13 @@ GemmRung openblas_rung() {
 }
 
 void register_openblas(Registry& r) {
-  r.add(openblas_rung());
+#define LADDER_BACKEND(display, option)
+#define LADDER_GEMM_RUNG(id, name, dtype, factory) r.add(factory(optional_rung::id));
+#define LADDER_MODEL_RUNG(id, name, dtype)
+#include "rungs.def"
+#undef LADDER_BACKEND
+#undef LADDER_GEMM_RUNG
+#undef LADDER_MODEL_RUNG
   r.context.emplace_back("openblas_config", [] { return std::string(openblas_get_config()); });
   r.context.emplace_back("openblas_parallel", [] { return openblas_build(); });
   r.context.emplace_back("openblas_threads", [] {

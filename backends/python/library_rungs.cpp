@@ -111,6 +111,8 @@ GemmRung library_rung(const std::string& name, const std::string& library, const
   rung.picks_own_threads = true;  // the library's own pool; small calls run on one thread
   rung.self_timed = true;
   rung.mechanism = Mechanism::python_call;
+  rung.unit = threading == Threading::device ? gpu_unit(dtype) : Unit::fastest;
+  rung.traffic = compulsory_traffic_only;
   // The overhead suite times it at n = 1 … 64 too, beside the C++ libraries called directly
   // (cuBLAS for the GPU's): what the interpreter and the library's dispatch cost a call.
   rung.small_gemm_sweep = true;

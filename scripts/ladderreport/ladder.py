@@ -108,10 +108,19 @@ def extrapolation_text(machine, row):
     return text + f": fell {100 * -growth:.0f}%)"
 
 
+def unit_kind(machine, rung):
+    """The unit the rung ran on as one of the program's unit names (the context's unit_names,
+    rung_unit_kind/<rung>); None in files written before the program exported them."""
+    kind = machine.context.get(f"rung_unit_kind/{rung}")
+    return str(kind) if kind else None
+
+
 def mechanism_on(machine, rung, mechanism):
     """The rung's mechanism as this machine ran it: a CPU bf16 rung without AMX used AVX512-BF16
     dot products, not matrix units (files written before the program said so itself)."""
-    if mechanism == "matrix units" and "dot products" in unit_of(machine, rung):
+    kind = unit_kind(machine, rung)
+    dot_products = kind == "CPU AVX512-BF16 dot products" if kind else "dot products" in unit_of(machine, rung)
+    if mechanism == "matrix units" and dot_products:
         return "bf16 dot products"
     return mechanism or "—"
 

@@ -146,12 +146,14 @@ ContextEntries gemm_context(const Ceilings& ceilings) {
         context.emplace_back(fmt::format("rung_traffic/{}/{}", rung.name, ++i), term.what);
     if (const GemmUnit unit = gemm_unit(rung, ceilings); !unit.name.empty()) {
       context.emplace_back("rung_unit/" + rung.name, unit.name);
+      context.emplace_back("rung_unit_kind/" + rung.name, unit_name(unit.unit));
       context.emplace_back("rung_unit_peak_flops/" + rung.name, fmt::format("{:.6g}", unit.peak));
     }
     order += (order.empty() ? "" : ",") + rung.name;
   }
   context.emplace_back("ladder_order", order);
   context.emplace_back("mechanism_names", mechanism_names());
+  context.emplace_back("unit_names", unit_names());
   return context;
 }
 

@@ -50,24 +50,28 @@ GemmUnit gemm_unit(const GemmRung& rung, const Ceilings& ceilings) {
     if (ceilings.device.name.empty()) return {};
     const double peak = ceilings.device.peak(rung.dtype);
     if (peak <= 0) return {};
-    return {rung.dtype == DType::f32 ? "GPU CUDA cores" : "GPU tensor cores", peak};
+    return {unit_name(rung.unit), peak, rung.unit};
   }
   // A rung held to one unit (scalar code, AVX2 code) is set against that unit's probe.
   const bool one_core = rung.threading == Threading::one_core;
-  if (!rung.unit_probe.empty()) {
-    const double unit_peak = ceilings.peaks.probe_peak_at(rung.unit_probe, one_core ? 1 : ceilings.threads);
-    const std::string name = rung.unit_probe.starts_with("scalar") ? "CPU scalar FMA" : "CPU FMA units (" + rung.unit_probe + ")";
-    return unit_peak > 0 ? GemmUnit{name + (one_core ? ", one core" : ""), unit_peak} : GemmUnit{};
+  const std::string where = one_core ? ", one core" : "";
+  if (const std::string_view probe = unit_probe(rung.unit); !probe.empty()) {
+    const double unit_peak = ceilings.peaks.probe_peak_at(std::string(probe), one_core ? 1 : ceilings.threads);
+    return unit_peak > 0 ? GemmUnit{unit_name(rung.unit) + where, unit_peak, rung.unit} : GemmUnit{};
   }
   // One core's rungs against one core's peak, the others against all cores'.
   const double peak = one_core ? ceilings.peaks.peak_at(rung.dtype, 1) : ceilings.peaks.machine_peak(rung.dtype);
   if (peak <= 0) return {};
-  // The probe that set the peak names the unit: "amx-bf16 x16 threads", "avx512-bf16 …", "avx512-fma …".
-  const std::string source = ceilings.peaks.machine_peak_source(rung.dtype);
-  const std::string unit = source.find("amx") != std::string::npos    ? "AMX tiles"
-                           : source.find("bf16") != std::string::npos ? "AVX512-BF16 dot products"
-                                                                      : "FMA units";
-  return {"CPU " + unit + (one_core ? ", one core" : ""), peak};
+  // The fastest unit for its dtype: the probe that set the peak names it ("amx-bf16",
+  // "avx512-bf16", "avx512-fma").
+  Unit unit = rung.unit;
+  if (unit == Unit::fastest) {
+    const std::string source = ceilings.peaks.machine_peak_source(rung.dtype);
+    unit = source.starts_with("amx")                  ? Unit::amx_tiles
+           : source.find("bf16") != std::string::npos ? Unit::bf16_dot_products
+                                                      : Unit::fma_units;
+  }
+  return {unit_name(unit) + where, peak, unit};
 }
 
 namespace {

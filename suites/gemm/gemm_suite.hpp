@@ -101,8 +101,9 @@ double impossible_rate(const GemmRung& rung, const Ceilings& ceilings);
 // the GPU, its CUDA cores for f32 and its tensor cores for tf32, f16 and bf16, at the best rate
 // measured for that dtype (an FMA probe or cuBLAS). Name empty where nothing was measured.
 struct GemmUnit {
-  std::string name;
+  std::string name;  // its unit's name, ", one core" where the rung runs on one
   double peak = 0;
+  Unit unit = Unit::none;  // `fastest` resolved on this machine
 };
 GemmUnit gemm_unit(const GemmRung& rung, const Ceilings& ceilings);
 

@@ -16,6 +16,8 @@ GemmRung boxed_rung() {
   // The k loop runs 17 instructions (FOR_ITER … JUMP) for one multiply and one add.
   rung.dispatches_per_flop = 17.0 / 2;
   rung.mechanism = Mechanism::reference;
+  rung.unit = Unit::fastest;  // the interpreter's arithmetic is one scalar op among many dispatches
+  rung.traffic = compulsory_traffic_only;
   rung.parent = boxed::kPythonRung;
   rung.rivals = {{boxed::kPythonRung, "within 1/3 .. 3"}};  // a faithful model of CPython's costs
   rung.summary = "bytecode interpreter over boxed, reference-counted values (CPython's model)";

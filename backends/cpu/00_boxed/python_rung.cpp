@@ -118,6 +118,8 @@ GemmRung python_rung() {
   rung.dispatches_per_flop = 17.0 / 2;
   rung.self_timed = true;
   rung.mechanism = Mechanism::reference;
+  rung.unit = Unit::fastest;
+  rung.traffic = compulsory_traffic_only;
   rung.summary = "reference point: the same matmul.py under the real CPython (python3)";
   rung.unavailable_reason = [] {
     return find_python().empty() ? std::string("python3 not found on PATH (or set LADDER_PYTHON)") : std::string();

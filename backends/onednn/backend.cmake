@@ -1,0 +1,33 @@
+# The oneDNN backend (Debian's 2.x): its option, how it is found, its sources and libraries.
+ladder_dependency_option(LADDER_WITH_ONEDNN "oneDNN rungs (matmul f32/bf16)")
+set(LADDER_HAVE_ONEDNN OFF)
+if(NOT LADDER_WITH_ONEDNN STREQUAL "OFF")
+  # Debian's dnnl package config was built with the OpenCL GPU runtime and calls
+  # find_package(OpenCL REQUIRED), a hard error even under QUIET: look for OpenCL first so that a
+  # machine without its headers builds without oneDNN (AUTO) or is told the package (ON).
+  find_file(LADDER_DNNL_CONFIG dnnl-config.cmake PATH_SUFFIXES lib/x86_64-linux-gnu/cmake/dnnl
+            lib/aarch64-linux-gnu/cmake/dnnl lib/cmake/dnnl)
+  set(LADDER_DNNL_NEEDS_OPENCL OFF)
+  if(LADDER_DNNL_CONFIG)
+    file(STRINGS "${LADDER_DNNL_CONFIG}" gpu_runtime REGEX "set\\(DNNL_GPU_RUNTIME \"OCL\"\\)")
+    if(gpu_runtime)
+      find_package(OpenCL QUIET)
+      if(NOT OpenCL_FOUND)
+        set(LADDER_DNNL_NEEDS_OPENCL ON)
+      endif()
+    endif()
+  endif()
+  if(NOT LADDER_DNNL_NEEDS_OPENCL)
+    find_package(dnnl QUIET)
+  endif()
+  if(TARGET DNNL::dnnl)
+    set(LADDER_HAVE_ONEDNN ON)
+  endif()
+  if(LADDER_DNNL_NEEDS_OPENCL)
+    ladder_dependency_check(LADDER_WITH_ONEDNN LADDER_HAVE_ONEDNN "ocl-icd-opencl-dev")
+  else()
+    ladder_dependency_check(LADDER_WITH_ONEDNN LADDER_HAVE_ONEDNN "libdnnl-dev")
+  endif()
+endif()
+set(LADDER_ONEDNN_SOURCES ${CMAKE_CURRENT_LIST_DIR}/onednn_gemm.cpp)
+set(LADDER_ONEDNN_LIBRARIES DNNL::dnnl)
