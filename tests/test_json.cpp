@@ -136,7 +136,7 @@ TEST_F(SmokeRun, ContextDescribesMachineBuildAndPeaks) {
   EXPECT_GT(all_cores, 0);
 }
 
-// The mechanisms and units the ladder report compares against (scripts/ladderreport/ladder.py)
+// The mechanisms and units the ladder report compares against (scripts/ladderreport/ladder.py, why.py)
 // are the program's own names, as the context lists them: a name changed on one side fails here.
 TEST_F(SmokeRun, TheLadderReportKnowsOnlyTheProgramsMechanismsAndUnits) {
   const auto& ctx = doc_["context"];
@@ -144,9 +144,13 @@ TEST_F(SmokeRun, TheLadderReportKnowsOnlyTheProgramsMechanismsAndUnits) {
   std::set<std::string> names;
   for (const std::string& name : split_text(ctx["mechanism_names"].get<std::string>(), '|')) names.insert(name);
   EXPECT_TRUE(names.count("hand-written kernel") && names.count("SIMD width")) << ctx["mechanism_names"];
-  std::ifstream in(std::string(LADDER_SOURCE_DIR) + "/scripts/ladderreport/ladder.py");
-  const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  ASSERT_FALSE(source.empty());
+  std::string source;
+  for (const char* module : {"ladder.py", "why.py"}) {
+    std::ifstream in(std::string(LADDER_SOURCE_DIR) + "/scripts/ladderreport/" + module);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_FALSE(text.empty()) << module;
+    source += text;
+  }
   // mechanism == "X", below_mechanism in ("X", "Y"): every quoted name on such a line.
   const std::regex compared(R"(mechanism (==|!=|in) ([^:\n]*))"), quoted(R"re("([^"]+)")re");
   int seen = 0;
@@ -158,7 +162,8 @@ TEST_F(SmokeRun, TheLadderReportKnowsOnlyTheProgramsMechanismsAndUnits) {
     const std::string operands = tail.substr(0, end);
     for (auto q = std::sregex_iterator(operands.begin(), operands.end(), quoted); q != std::sregex_iterator(); ++q) {
       ++seen;
-      EXPECT_TRUE(names.count((*q)[1])) << "ladder.py compares a mechanism against '" << (*q)[1] << "', which no rung has";
+      EXPECT_TRUE(names.count((*q)[1])) << "the ladder report compares a mechanism against '" << (*q)[1]
+                                        << "', which no rung has";
     }
   }
   EXPECT_GT(seen, 10);
@@ -169,7 +174,7 @@ TEST_F(SmokeRun, TheLadderReportKnowsOnlyTheProgramsMechanismsAndUnits) {
   const std::regex kind_compared(R"re(kind == "([^"]+)")re");
   int kinds = 0;
   for (auto it = std::sregex_iterator(source.begin(), source.end(), kind_compared); it != std::sregex_iterator(); ++it, ++kinds)
-    EXPECT_TRUE(units.count((*it)[1])) << "ladder.py compares a unit against '" << (*it)[1]
+    EXPECT_TRUE(units.count((*it)[1])) << "the ladder report compares a unit against '" << (*it)[1]
                                        << "', which the program does not name";
   EXPECT_GT(kinds, 0);
 }
