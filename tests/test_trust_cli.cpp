@@ -1,6 +1,7 @@
 // Nothing measured is lost, nothing good is overwritten, every error is one line: ladderbench run
 // as a careless or hostile user would (a full disk, two runs at once, an interrupt, bad flags,
-// tight limits, a busy machine).
+// tight limits, a busy machine). Over 400 lines: one fixture for every abuse of the whole program,
+// each test short and reading on its own.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sched.h>

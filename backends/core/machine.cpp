@@ -1,3 +1,6 @@
+// The machine as hwloc describes it: caches, cores, sockets, NUMA nodes, GPUs on PCI, memory
+// limits and where threads go. Over 400 lines as one file because every part reads the one loaded
+// topology (topology(), kept private here), whether this machine's or a recorded one's.
 #include "machine.hpp"
 
 #include <fmt/format.h>

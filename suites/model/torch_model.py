@@ -31,6 +31,7 @@
 # MODE: torch (CPU f32), torch-cuda (f32, TF32 off), torch-cuda-tf32, torch-cuda-f16 (autocast),
 # torch-compile (CPU f32, torch.compile), torch-compile-cuda (GPU f32, TF32 off, torch.compile).
 # It prints one line first: "ready <PyTorch, device, threads>", or "unavailable <why>" and exits.
+# Over 400 lines as one file: the program runs it as one script in its own interpreter.
 import contextlib
 import math
 import sys
