@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "core/gpu_telemetry.hpp"
+#include "core/profile.hpp"
 #include "core/registry.hpp"
 #include "roofs/regime.hpp"
 #include "run_reading.hpp"
@@ -114,6 +115,7 @@ void add_context(const MachineInfo& m, const Ceilings& ceilings, const std::stri
   AddCustomContext("os", m.os);
   AddCustomContext("max_isa", std::string(isa_name(max_isa())));
   AddCustomContext("profile", profile);
+  AddCustomContext("profile_names", profile_names());
   for (const auto& [key, value] : build_context()) AddCustomContext(key, value);
   for (const auto& [key, value] : registry().context) AddCustomContext(key, value());
   for (const auto& [key, value] : take_software_context()) AddCustomContext(key, value);

@@ -179,6 +179,25 @@ TEST_F(SmokeRun, TheLadderReportKnowsOnlyTheProgramsMechanismsAndUnits) {
   EXPECT_GT(kinds, 0);
 }
 
+// The profiles the report tools compare against (`get("profile") == "X"`) are the program's own.
+TEST_F(SmokeRun, TheReportToolsKnowOnlyTheProgramsProfiles) {
+  const auto& ctx = doc_["context"];
+  ASSERT_TRUE(ctx.contains("profile_names"));
+  std::set<std::string> profiles;
+  for (const std::string& name : split_text(ctx["profile_names"].get<std::string>(), '|')) profiles.insert(name);
+  EXPECT_TRUE(profiles.count(ctx["profile"].get<std::string>())) << ctx["profile_names"];
+  const std::regex compared(R"re(profile"\)? == "([^"]+)")re");
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(LADDER_SOURCE_DIR) + "/scripts/ladderreport")) {
+    if (entry.path().extension() != ".py" || entry.path().filename().string().starts_with("test_")) continue;
+    std::ifstream in(entry.path());
+    const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (auto it = std::sregex_iterator(source.begin(), source.end(), compared); it != std::sregex_iterator(); ++it, ++seen)
+      EXPECT_TRUE(profiles.count((*it)[1])) << entry.path().filename() << " compares a profile against '" << (*it)[1] << "'";
+  }
+  EXPECT_GT(seen, 0);
+}
+
 // Counters every case of a suite carries.
 const std::map<std::string, std::vector<const char*>> kCounters = {
     {"gemm", {"flops", "bytes", "intensity", "threads", "n", "peak_fraction", "roof_fraction", "bytes_per_second", "rel_error"}},

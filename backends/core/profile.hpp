@@ -2,6 +2,7 @@
 // results' context (profile) use these names.
 #pragma once
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace ladder {
@@ -16,6 +17,13 @@ inline constexpr const char* kProfileNames[] = {"smoke", "quick", "full", "ladde
 static_assert(std::size(kProfileNames) == static_cast<std::size_t>(Profile::ladder) + 1);
 
 inline const char* profile_name(Profile p) { return kProfileNames[static_cast<int>(p)]; }
+
+// "smoke|quick|full|ladder": the context's profile_names, which report tools read the names from.
+inline std::string profile_names() {
+  std::string names;
+  for (const char* name : kProfileNames) names += (names.empty() ? "" : "|") + std::string(name);
+  return names;
+}
 
 inline std::optional<Profile> parse_profile(std::string_view name) {
   for (std::size_t i = 0; i < std::size(kProfileNames); ++i)
