@@ -38,7 +38,7 @@ using namespace ladder;
 constexpr int kMostThreadsPerCpu = 8;
 
 // The profile's minimum time a repetition runs, in seconds: the quick profile's shorter.
-double profile_min_time(Profile profile) { return profile == Profile::quick ? 0.2 : 0.5; }
+double profile_min_time(Profile profile) { return profile == Profile::quick || profile == Profile::sweep ? 0.2 : 0.5; }
 
 // Google Benchmark's own flags, with the profile's defaults, through its parser before the
 // ceilings' half minute: an unknown one is refused now.

@@ -35,6 +35,10 @@ const char* const kHelpOptions = R"(                    With a GPU, stream, roof
                     at 8192), slow rungs at their cap and half of it (python, boxed: 128;
                     naive: 1024), repeated adaptively; the gemm suite only unless --suite names
                     others (about 7 minutes on 2 cores);
+                    sweep: the CPU rungs with a traffic model (naive ... avx512) at n = 64 ...
+                    2048 in steps of sqrt(2), once each, the gemm suite only unless --suite
+                    names others: their rate against n across the cache levels, beside the
+                    rate their traffic model allows (about 4 minutes on 2 cores);
                     smoke: every case at tiny sizes, for tests (its figures mean nothing)
   --no-cap          also run slow rungs (python, boxed, naive, interchange) above their size cap
   --adaptive        repeat each case at least 4 times, then more (4 a round, up to 16) while its
@@ -282,7 +286,7 @@ Options parse_options(int argc, char** argv) {
     } else if (name == "--profile") {
       const std::string name = take_value();
       const auto profile = parse_profile(name);
-      if (!profile) usage_error(fmt::format("unknown profile '{}' (quick, full, ladder or smoke)", name));
+      if (!profile) usage_error(fmt::format("unknown profile '{}' ({})", name, profile_names()));
       o.profile = *profile;
     } else if (name == "--benchmark_filter") {
       o.filter = take_value();
@@ -322,8 +326,8 @@ Options parse_options(int argc, char** argv) {
   // Shared machines are noisy: the full and ladder profiles repeat each case adaptively
   // (repetitions.hpp), unless the repetitions or the sizes are asked for; the tables use medians.
   if (!o.user_repetitions && (o.profile == Profile::full || o.profile == Profile::ladder) && !o.sizes) o.adaptive = true;
-  // The ladder profile is the GEMM ladder's table; the other suites come only when asked for.
-  if (o.profile == Profile::ladder && o.suites.empty())
+  // The ladder and sweep profiles are the GEMM ladder's; the other suites come only when asked for.
+  if ((o.profile == Profile::ladder || o.profile == Profile::sweep) && o.suites.empty())
     for (const Suite& suite : suites())
       if (suite.ladder_profile) o.suites.insert(suite.name);
   // What a suite cannot take of the command line (a model configuration it cannot build).

@@ -12,9 +12,10 @@ enum class Profile {
   quick,   // the ladder at two sizes, every suite briefly
   full,    // every size, repeated adaptively
   ladder,  // the GEMM ladder alone at one common size, repeated adaptively
+  sweep,   // the CPU rungs with a traffic model over n across the cache levels, against their model
 };
-inline constexpr const char* kProfileNames[] = {"smoke", "quick", "full", "ladder"};
-static_assert(std::size(kProfileNames) == static_cast<std::size_t>(Profile::ladder) + 1);
+inline constexpr const char* kProfileNames[] = {"smoke", "quick", "full", "ladder", "sweep"};
+static_assert(std::size(kProfileNames) == static_cast<std::size_t>(Profile::sweep) + 1);
 
 inline const char* profile_name(Profile p) { return kProfileNames[static_cast<int>(p)]; }
 

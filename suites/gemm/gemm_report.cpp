@@ -149,6 +149,17 @@ ContextEntries gemm_context(const Ceilings& ceilings) {
       context.emplace_back("rung_unit_kind/" + rung.name, unit_name(unit.unit));
       context.emplace_back("rung_unit_peak_flops/" + rung.name, fmt::format("{:.6g}", unit.peak));
     }
+    // The rate its model allows over the sweep's sizes and on to the common size ("n:FLOP/s,..."):
+    // the curve its measured rates are set against.
+    if (has_traffic_model(rung)) {
+      std::vector<std::int64_t> sizes = kSweepSizes;
+      sizes.insert(sizes.end(), {2896, kCommonSize});
+      std::string curve;
+      for (const std::int64_t n : sizes)
+        if (const double rate = gemm_model_rate(rung, n, ceilings); rate > 0)
+          curve += fmt::format("{}{}:{:.4g}", curve.empty() ? "" : ",", n, rate);
+      if (!curve.empty()) context.emplace_back("rung_model_rate/" + rung.name, curve);
+    }
     order += (order.empty() ? "" : ",") + rung.name;
   }
   context.emplace_back("ladder_order", order);

@@ -284,6 +284,22 @@ GemmTraffic gemm_traffic(const GemmRung& rung, const GemmProblem& problem, const
   return worst;
 }
 
+bool has_traffic_model(const GemmRung& rung) {
+  return rung.threading != Threading::device && rung.traffic && !rung.traffic(kLadderSize, 1).empty();
+}
+
+double gemm_model_rate(const GemmRung& rung, std::int64_t n, const Ceilings& c) {
+  const GemmProblem problem{n, rung.dtype};
+  const int threads = threads_of(rung);
+  const GemmUnit unit = gemm_unit(rung, c);
+  const double peak = unit.peak > 0 ? unit.peak : c.peak(rung.dtype, threads);
+  if (peak <= 0) return 0;
+  const GemmTraffic traffic = gemm_traffic(rung, problem, c);
+  const Regime bound =
+      classify(problem.flops(), traffic.bytes, {peak, traffic.bytes_per_second, gemm_overhead_floor(rung, problem, c)});
+  return bound.bound_seconds() > 0 ? problem.flops() / bound.bound_seconds() : 0;
+}
+
 double gemm_overhead_floor(const GemmRung& rung, const GemmProblem& problem, const Ceilings& c) {
   const bool forks = rung.threading == Threading::all_cores && !rung.picks_own_threads;
   return (forks ? c.fork_join_seconds : c.call_seconds) + problem.flops() * rung.dispatches_per_flop * c.dispatch_seconds;
@@ -312,6 +328,7 @@ std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs,
 std::vector<std::int64_t> gemm_profile_sizes(Profile profile, Threading where) {
   if (profile == Profile::quick) return {kLadderSize, 2048};
   if (profile == Profile::smoke) return {8, 33};
+  if (profile == Profile::sweep) return kSweepSizes;
   if (profile == Profile::ladder) {
     if (where == Threading::device) return {kCommonSize, kGpuComputeBoundSize};
     return {kCommonSize};
@@ -335,6 +352,7 @@ std::vector<BenchmarkCase> gemm_cases(const SuiteRequest& request) {
   std::vector<const GemmRung*> rungs;
   for (const auto& rung : registry().gemm) {
     if (!rung_requested(request, rung.name)) continue;
+    if (request.profile == Profile::sweep && request.rungs.empty() && !has_traffic_model(rung)) continue;
     if (const std::string& reason = gemm_rung_unavailable_reason(rung); !reason.empty()) {
       if (!request.rungs.empty()) note_under_header(fmt::format("skipping gemm/{}: unavailable: {}", rung.name, reason));
       continue;

@@ -141,7 +141,20 @@ std::vector<GemmCase> plan_gemm_cases(const std::vector<const GemmRung*>& rungs,
 constexpr std::int64_t kLadderSize = 1024;
 constexpr std::int64_t kCommonSize = 4096;
 constexpr std::int64_t kGpuComputeBoundSize = 8192;
+// The sweep profile's sizes: n = 64 ... 2048 in steps of sqrt(2), so that one matrix (4n^2 bytes,
+// 16 KiB ... 16 MiB) crosses each cache level's size between two of them.
+inline const std::vector<std::int64_t> kSweepSizes = {64, 91, 128, 181, 256, 362, 512, 724, 1024, 1448, 2048};
 std::vector<std::int64_t> gemm_profile_sizes(Profile profile, Threading where);
+
+// A CPU rung whose traffic model has terms of its own (the loops below the libraries): what the
+// sweep profile runs and the context gives a model curve for.
+bool has_traffic_model(const GemmRung& rung);
+
+// The rate the rung's model allows at size n on this machine: its FLOPs over the largest of its
+// bounds (its unit's peak, its traffic at the bandwidth of the level holding each term's working
+// set, its fixed cost); 0 where the ceilings hold no peak. The sweep's measured rates are set
+// against it (the context's rung_model_rate/<rung>).
+double gemm_model_rate(const GemmRung& rung, std::int64_t n, const Ceilings& ceilings);
 
 // One case: verify, time, verify again (the output the timed calls left, and one more call on a
 // poisoned C), refuse an impossible rate, then the counters and the regime.
