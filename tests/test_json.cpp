@@ -179,21 +179,26 @@ TEST_F(SmokeRun, TheLadderReportKnowsOnlyTheProgramsMechanismsAndUnits) {
   EXPECT_GT(kinds, 0);
 }
 
-// The profiles the report tools compare against (`get("profile") == "X"`) are the program's own.
+// The profiles the report tools compare against are the program's own.
 TEST_F(SmokeRun, TheReportToolsKnowOnlyTheProgramsProfiles) {
   const auto& ctx = doc_["context"];
   ASSERT_TRUE(ctx.contains("profile_names"));
   std::set<std::string> profiles;
   for (const std::string& name : split_text(ctx["profile_names"].get<std::string>(), '|')) profiles.insert(name);
   EXPECT_TRUE(profiles.count(ctx["profile"].get<std::string>())) << ctx["profile_names"];
-  const std::regex compared(R"re(profile"\)? == "([^"]+)")re");
+  // `get("profile") == "X"`, `profile in ("X", "Y")`: every quoted name up to the next clause.
+  const std::regex compared(R"re(profile"?\)? (==|in) ([^:\n]*))re"), quoted(R"re("([^"]+)")re");
   int seen = 0;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(LADDER_SOURCE_DIR) + "/scripts/ladderreport")) {
     if (entry.path().extension() != ".py" || entry.path().filename().string().starts_with("test_")) continue;
     std::ifstream in(entry.path());
     const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    for (auto it = std::sregex_iterator(source.begin(), source.end(), compared); it != std::sregex_iterator(); ++it, ++seen)
-      EXPECT_TRUE(profiles.count((*it)[1])) << entry.path().filename() << " compares a profile against '" << (*it)[1] << "'";
+    for (auto it = std::sregex_iterator(source.begin(), source.end(), compared); it != std::sregex_iterator(); ++it) {
+      std::string operands = (*it)[2];
+      for (const char* clause : {" or ", " and ", " else "}) operands = operands.substr(0, operands.find(clause));
+      for (auto q = std::sregex_iterator(operands.begin(), operands.end(), quoted); q != std::sregex_iterator(); ++q, ++seen)
+        EXPECT_TRUE(profiles.count((*q)[1])) << entry.path().filename() << " compares a profile against '" << (*q)[1] << "'";
+    }
   }
   EXPECT_GT(seen, 0);
 }

@@ -143,7 +143,8 @@ TEST(Traffic, TheRegimeComesFromTheRungsOwnTraffic) {
   c.plateaus_one_core = cache::detect_plateaus(curve(200e9, 110e9, 85e9, 20e9), hierarchy(), 1);
   c.plateaus_all_cores = c.plateaus_one_core;
   c.l1_data_bytes = 32 << 10;
-  c.peaks.measurements = {{"avx512-fma", DType::f32, 1, 117.5e9}, {"scalar-fma", DType::f32, 1, 14.7e9}};
+  c.peaks.measurements = {
+      {"avx512-fma", DType::f32, 1, 117.5e9}, {"scalar-fma", DType::f32, 1, 14.7e9}, {"scalar-add-chain", DType::f32, 1, 4.2e9}};
   const GemmRung* autovec = registry().find_gemm("autovec");
   ASSERT_TRUE(autovec && autovec->traffic);
   const GemmProblem big{4096, DType::f32};
@@ -169,8 +170,11 @@ TEST(Traffic, TheRegimeComesFromTheRungsOwnTraffic) {
   const GemmTraffic walked = gemm_traffic(*naive, {1024, DType::f32}, c);
   EXPECT_EQ(walked.term, 1);
   EXPECT_DOUBLE_EQ(walked.working_set, cache_line_bytes() * 1024);
-  // Its compute roof is the scalar unit's: it was built without vectorisation.
-  EXPECT_DOUBLE_EQ(gemm_unit(*naive, c).peak, 14.7e9);
+  // Its compute roof is one chain of dependent adds (its sum), not the scalar unit's throughput.
+  EXPECT_DOUBLE_EQ(gemm_unit(*naive, c).peak, 4.2e9);
+  EXPECT_EQ(gemm_unit(*naive, c).unit, Unit::add_chain);
+  // interchange's multiply-adds are independent: the scalar FMA units' throughput.
+  EXPECT_DOUBLE_EQ(gemm_unit(*registry().find_gemm("interchange"), c).peak, 14.7e9);
 }
 
 // Every CPU rung below the libraries declares its traffic model (a test fails where one is removed).

@@ -19,7 +19,8 @@ GemmRung naive_rung() {
   GemmRung rung;
   rung.name = "naive";
   rung.threading = Threading::one_core;
-  rung.unit = Unit::scalar_fma;
+  // Its sum is one chain of dependent adds (the multiplies overlap): one multiply-add per add latency.
+  rung.unit = Unit::add_chain;
   rung.max_n = 1024;
   rung.mechanism = Mechanism::interpretation;
   rung.parent = "boxed";

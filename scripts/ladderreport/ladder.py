@@ -8,6 +8,7 @@ import io
 import pathlib
 
 from .layers import layers_html, layers_markdown
+from .sweep import sweep_html, sweep_markdown
 from .machines import COMMON_SIZE, GPU_COMPUTE_BOUND_SIZE, RESULTS, load_spec, on_gpu, throttled
 from .why import (
     MISS_FACTOR,
@@ -212,6 +213,7 @@ def ladder_markdown(machine):
                   "Where a tensor-core GEMM runs long enough to be bound by its arithmetic rather than its launch; "
                   "absolute speedup over the GPU's bottom rung at this size.", ""]
         lines += table_markdown(large, machine)
+    lines += sweep_markdown(machine)
     lines += layers_markdown(machine)
     return "\n".join(lines) + "\n"
 
@@ -269,6 +271,7 @@ def ladder_html(machine, figure_png=None):
             parts.append("<tr>" + "".join(f"<td class='{'num' if col in numeric else 'text'}'>{e(str(v))}</td>"
                                           for col, v in zip(COLUMNS, cells(r, machine))) + "</tr>")
         parts.append("</table>")
+    parts += sweep_html(machine)
     parts += layers_html(machine)
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

@@ -35,6 +35,7 @@ class Machine:
         self.order = []  # case names in the order the program ran them (registry order)
         self.spec = None
         self.source = None
+        self.sweep = None  # its newest sweep-profile run (rate against n), kept apart from its column
 
     # Ceilings, from the context of a run or from a spec sheet.
     def peak(self, dtype, unit="best"):
@@ -345,7 +346,10 @@ def load_machines(paths):
             warn(f"{f}: machine id {m.id} names CPU {cpu!r}, another file of that id {cpus_seen[m.id]!r}: "
                  f"shown apart as {m.id}@{safe_slug(cpu)}")
             m.id = f"{m.id}@{safe_slug(cpu)}"
-        kind = "ladder" if m.context.get("profile") == "ladder" else "other"
+        # The ladder profile's run completes the machine's column; a sweep run (rate against n) is
+        # kept beside it, never merged into it.
+        profile = m.context.get("profile")
+        kind = profile if profile in ("ladder", "sweep") else "other"
         held = runs.get((m.id, kind))
         newer = held is None or m.context.get("date", "") >= held.context.get("date", "")
         if held is not None and parts_of_one_run(held, m):
@@ -354,11 +358,16 @@ def load_machines(paths):
             runs[(m.id, kind)] = m
     measured = {}
     for (ident, kind), m in runs.items():
-        if kind == "other" or (ident, "other") not in runs:
+        if kind == "other" or (kind == "ladder" and (ident, "other") not in runs):
             measured[ident] = m
     for (ident, kind), m in runs.items():
         if kind == "ladder" and (ident, "other") in runs:
             measured[ident] = merge_parts(runs[(ident, "other")], m)
+    for (ident, kind), m in runs.items():
+        if kind == "sweep":
+            if ident not in measured:  # the machine's only run: its column too
+                measured[ident] = m
+            measured[ident].sweep = m
     # Two machines whose CPUs say the same name (a VM's "AMD EPYC" on Zen 3 and on Zen 4) are told
     # apart by their ids in the column titles.
     names = [m.name for m in measured.values()]

@@ -2,6 +2,7 @@
 import io
 import re
 from .ladder import COMMON_SIZE, host_title, ladder_rows
+from .sweep import sweep_figure
 from .predict import spec_peak
 from .tables import best_gemm, device_columns
 
@@ -22,6 +23,10 @@ def make_figures(measured, specs):
         fig = ladder_figure(m, plt)
         if fig:
             figures.append((f"The ladder on {m.id}", f"ladder-{m.id}", fig))
+    for m in measured:
+        fig = sweep_figure(m, plt)
+        if fig:
+            figures.append((f"Rate against n on {m.id}", f"rate-vs-n-{m.id}", fig))
     for m in measured:
         # The roofline: measured compute roofs and bandwidth per level, every GEMM and sweep point.
         fig, ax = plt.subplots(figsize=(8, 6))

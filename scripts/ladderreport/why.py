@@ -147,7 +147,13 @@ def predicted_factor(machine, rung, mechanism, previous):
             return made(1.0, "the same cuBLAS call, made from Python")
         return headroom(peak, f"{rung}'s peak")
     if mechanism == "interpretation and boxing":
-        # A boxed add costs what this many scalar FMA FLOPs at the core's peak do not.
+        # A boxed add costs what this many FLOPs of the compiled loop do not: at the rate of one
+        # chain of dependent adds where the run measured it (naive's sum is one), else at the
+        # scalar FMA units' (files written before the chain probe).
+        chain = probe_rate(ctx, "scalar-add-chain", "f32", 1)
+        if boxed_add and chain:
+            return made(boxed_add * chain, f"one boxed add ({boxed_add * 1e9:.3g} ns, overhead probe) at the "
+                                           f"scalar-add-chain probe's {gflops(chain)} (its sum is one chain of adds)")
         return made(boxed_add * scalar, f"one boxed add ({boxed_add * 1e9:.3g} ns, overhead probe) at the scalar-fma "
                                         f"probe's {gflops(scalar)}") if boxed_add and scalar else None
     if mechanism == "loop order and cache lines":

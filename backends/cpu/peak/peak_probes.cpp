@@ -41,6 +41,22 @@ double scalar_fma_loop(std::int64_t iterations) {
   return 2.0 * kAcc * static_cast<double>(iterations);
 }
 
+// One dependent chain of adds, as naive's inner loop compiles: ISO C++ does not fuse its multiply
+// and add (-ffp-contract=off), so each step is a multiply, which overlaps the others, and an add,
+// which waits for the one before. The rate is one multiply-add per add latency: naive's roof
+// (Unit::add_chain), two FLOPs counted a step as naive's multiply-add has.
+double scalar_add_chain_loop(std::int64_t iterations) {
+  constexpr int kSteps = 8;
+  __m128 acc = _mm_set_ss(1.0f);
+  const __m128 c = _mm_set_ss(1e-7f);
+  for (std::int64_t it = 0; it < iterations; ++it) {
+#pragma GCC unroll 8
+    for (int i = 0; i < kSteps; ++i) acc = _mm_add_ss(acc, c);  // vaddss: each waits for the last
+  }
+  g_sink = _mm_cvtss_f32(acc);
+  return 2.0 * kSteps * static_cast<double>(iterations);
+}
+
 double scalar_fma_f64_loop(std::int64_t iterations) {
   constexpr int kAcc = 12;
   __m128d acc[kAcc];
@@ -180,6 +196,7 @@ double amx_bf16_loop(std::int64_t iterations) {
 
 void register_peak_probes(Registry& r) {
   r.add(PeakProbe{"scalar-fma", DType::f32, Isa::avx2, scalar_fma_loop});
+  r.add(PeakProbe{"scalar-add-chain", DType::f32, Isa::avx2, scalar_add_chain_loop});
   r.add(PeakProbe{"avx2-fma", DType::f32, Isa::avx2, avx2_fma_loop<float>});
   r.add(PeakProbe{"avx512-fma", DType::f32, Isa::avx512, avx512_fma_loop});
   r.add(PeakProbe{"scalar-fma-f64", DType::f64, Isa::avx2, scalar_fma_f64_loop});

@@ -1,0 +1,187 @@
+"""Rate against n: a sweep-profile run's CPU rungs measured over n across the cache levels, each
+point set against the rate its rung's model allows on that machine (the program's
+rung_model_rate/<rung>: its unit's peak, its traffic at the measured bandwidth of the level holding
+each working set, its fixed cost). A point further than SWEEP_FLAG_FACTOR below its model is
+flagged, with the mechanism the sweep itself shows where it shows one (a cliff at a power of two),
+else "unexplained"."""
+import html
+import pathlib
+
+# A point further than this below the rate its model allows is flagged.
+SWEEP_FLAG_FACTOR = 2.0
+# A power-of-two n is a cliff where its rate is below both neighbours' (n / sqrt 2, n * sqrt 2) by this.
+CLIFF_FACTOR = 1.5
+# Above its model by more than this share, the model's bound is wrong there (a bound cannot be beaten).
+ABOVE_MODEL = 1.10
+
+
+def model_curve(machine, rung):
+    """{n: FLOP/s} the rung's model allows (rung_model_rate/<rung>, "n:rate,..."); {} where none."""
+    curve = {}
+    for pair in str(machine.context.get(f"rung_model_rate/{rung}", "") or "").split(","):
+        n, _, rate = pair.partition(":")
+        try:
+            curve[int(n)] = float(rate)
+        except ValueError:
+            continue
+    return curve
+
+
+def sweep_rungs(sweep):
+    """The rungs a sweep run measured at several sizes, in the order it ran them."""
+    rungs = []
+    for key in sweep.order:
+        c = sweep.cases.get(key, {})
+        if c.get("suite") == "gemm" and c.get("flops") and not c.get("error") and c["rung"] not in rungs:
+            rungs.append(c["rung"])
+    return [r for r in rungs if len(sweep.gemm_ran(r)) >= 3]
+
+
+def cliff(ran, n):
+    """The neighbours a power-of-two n falls below by CLIFF_FACTOR: ((n1, rate1), (n2, rate2)), or None."""
+    if n & (n - 1):
+        return None
+    below = [m for m in ran if n / 1.5 < m < n]
+    above = [m for m in ran if n < m < n * 1.5]
+    if not below or not above:
+        return None
+    lo, hi = max(below), min(above)
+    rate, r_lo, r_hi = ran[n]["flops"], ran[lo]["flops"], ran[hi]["flops"]
+    return ((lo, r_lo), (hi, r_hi)) if rate * CLIFF_FACTOR <= min(r_lo, r_hi) else None
+
+
+def sweep_points(sweep):
+    """{rung: [point]} with each point's n, measured and model rate, share, regime, flag and why."""
+    points = {}
+    for rung in sweep_rungs(sweep):
+        ran, curve = sweep.gemm_ran(rung), model_curve(sweep, rung)
+        rows = []
+        for n in sorted(ran):
+            c = ran[n]
+            rate = c["flops"]
+            # The case's own bound (roof_fraction: bound / time) is the model at exactly this case;
+            # the curve where the case has none.
+            model = rate / c["roof_fraction"] if c.get("roof_fraction") else curve.get(n)
+            share = rate / model if model else None
+            point = {"n": n, "rate": rate, "model": model, "share": share, "regime": c.get("regime"), "why": ""}
+            point["flag"] = share is not None and (share * SWEEP_FLAG_FACTOR < 1 or share > ABOVE_MODEL)
+            if point["flag"]:
+                found = cliff(ran, n)
+                if share > ABOVE_MODEL:
+                    point["why"] = (f"{share:.2g}x the rate its model allows: the model's bound is wrong here "
+                                    "(a bandwidth or peak measured low, or a term it lacks)")
+                elif found:
+                    (n1, r1), (n2, r2) = found
+                    point["why"] = (f"a cliff at a power of two: {rate / 1e9:.3g} GFLOP/s against {r1 / 1e9:.3g} at "
+                                    f"n = {n1} and {r2 / 1e9:.3g} at n = {n2} (rows {4 * n} bytes apart map the "
+                                    "walk down a column to the same few cache sets: conflict misses)")
+                else:
+                    point["why"] = "unexplained"
+            rows.append(point)
+        points[rung] = rows
+    return points
+
+
+def _cell(p):
+    share = f" ({p['share']:.0%})" if p["share"] is not None else ""
+    return f"{p['rate'] / 1e9:.3g}{share}" + (" ⚠" if p["flag"] else "")
+
+
+def _intro(sweep):
+    name = pathlib.Path(str(sweep.source)).name
+    return (f"The CPU rungs with a traffic model, measured at each n by the sweep profile ({name}), each cell "
+            "its GFLOP/s and, in brackets, its share of the rate the rung's model allows on this machine (its "
+            "unit's measured peak, its loops' traffic at the measured bandwidth of the level holding the "
+            f"working set, its fixed cost). ⚠: more than {SWEEP_FLAG_FACTOR:g}x below the model (or above it), "
+            f"with the reason the sweep shows, else \"unexplained\". plots/rate-vs-n-{sweep.id}.png draws "
+            "the model's curve beside the points.")
+
+
+def sweep_markdown(machine):
+    sweep = machine.sweep
+    points = sweep_points(sweep) if sweep else {}
+    if not points:
+        return []
+    sizes = sorted({p["n"] for rows in points.values() for p in rows})
+    lines = ["", "## Rate against n, measured and modelled", "", _intro(sweep), "",
+             "| rung | " + " | ".join(f"n = {n}" for n in sizes) + " |", "|---|" + "---|" * len(sizes)]
+    for rung, rows in points.items():
+        by_n = {p["n"]: p for p in rows}
+        lines.append(f"| {rung} | " + " | ".join(_cell(by_n[n]) if n in by_n else "—" for n in sizes) + " |")
+    flagged = [(rung, p) for rung, rows in points.items() for p in rows if p["flag"]]
+    if flagged:
+        lines += ["", "Flagged:", ""]
+        for rung, p in flagged:
+            model = f"{p['model'] / 1e9:.3g}" if p["model"] else "?"
+            lines.append(f"- {rung} at n = {p['n']}: {p['rate'] / 1e9:.3g} GFLOP/s, {p['share']:.0%} of its model's "
+                         f"{model} ({p['regime'] or '?'}-bound): {p['why']}")
+    return lines
+
+
+def sweep_html(machine):
+    sweep = machine.sweep
+    points = sweep_points(sweep) if sweep else {}
+    if not points:
+        return []
+    e = html.escape
+    sizes = sorted({p["n"] for rows in points.values() for p in rows})
+    parts = ["<h2>Rate against n, measured and modelled</h2>", f"<p>{e(_intro(sweep))}</p>",
+             "<table><tr><th>rung</th>" + "".join(f"<th>n = {n}</th>" for n in sizes) + "</tr>"]
+    for rung, rows in points.items():
+        by_n = {p["n"]: p for p in rows}
+        parts.append(f"<tr><td>{e(rung)}</td>" + "".join(
+            f"<td class='num'>{e(_cell(by_n[n])) if n in by_n else '—'}</td>" for n in sizes) + "</tr>")
+    parts.append("</table>")
+    flagged = [(rung, p) for rung, rows in points.items() for p in rows if p["flag"]]
+    if flagged:
+        parts.append("<ul>" + "".join(f"<li>{e(rung)} at n = {p['n']}: {e(p['why'])}</li>" for rung, p in flagged) + "</ul>")
+    return parts
+
+
+def cache_sizes(machine):
+    """[(level, bytes)] of the data caches one core sees, smallest first."""
+    sizes = []
+    for level in ("l1", "l2", "l3"):
+        for key, value in machine.context.items():
+            if key.startswith(f"cache_{level}_") and not key.endswith("_instruction"):
+                try:
+                    sizes.append((level.upper(), int(str(value).split(" ", 1)[0])))
+                except ValueError:
+                    continue
+                break
+    return sizes
+
+
+def sweep_figure(machine, plt):
+    """Each rung's measured rate against n (points) and its model's (dashed), the n at which one f32
+    matrix fills each cache level marked, flagged points ringed."""
+    sweep = machine.sweep
+    points = sweep_points(sweep) if sweep else {}
+    if not points:
+        return None
+    fig, ax = plt.subplots(figsize=(10, 6))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (rung, rows) in enumerate(points.items()):
+        colour = colours[i % len(colours)]
+        ax.plot([p["n"] for p in rows], [p["rate"] / 1e9 for p in rows], "o-", color=colour, markersize=4,
+                linewidth=1, label=f"{rung} measured")
+        curve = sorted(model_curve(sweep, rung).items())
+        if curve:
+            ax.plot([n for n, _ in curve], [r / 1e9 for _, r in curve], "--", color=colour, linewidth=1,
+                    label=f"{rung} model")
+        flagged = [p for p in rows if p["flag"]]
+        ax.plot([p["n"] for p in flagged], [p["rate"] / 1e9 for p in flagged], "o", markersize=10,
+                markerfacecolor="none", markeredgecolor="red", linewidth=0)
+    for level, size in cache_sizes(sweep):
+        n = (size / 4) ** 0.5
+        ax.axvline(n, color="grey", linestyle=":", linewidth=0.8)
+        ax.text(n, ax.get_ylim()[1], f" one matrix = {level}\n ({size // 1024:,} KiB)", fontsize=7, va="top", color="grey")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("n (log)")
+    ax.set_ylabel("GFLOP/s (log)")
+    ax.set_title(f"Rate against n on {machine.id}: measured (points) and the traffic model's bound (dashed); "
+                 f"ringed: more than {SWEEP_FLAG_FACTOR:g}x off the model", fontsize=9)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.005, 1.0), borderaxespad=0)
+    fig.tight_layout()
+    return fig
