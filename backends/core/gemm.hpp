@@ -145,15 +145,13 @@ std::string mechanism_names();
 
 // The unit a rung's arithmetic runs on, whose measured peak is its compute roof. Every rung names
 // one (Registry.EveryRungSaysWhatItIsAndWhatItRefines fails on none): a rung held to one unit by
-// how it is built (scalar code, AVX2 code on a CPU with AVX-512, a sum that is one chain of
-// dependent adds) names that unit's probe; the
+// how it is built (scalar code, AVX2 code on a CPU with AVX-512) names that unit's probe; the
 // others name `fastest`, resolved on the machine to the fastest unit for their dtype (AMX tiles,
 // AVX512-BF16 dot products or the FMA units); a GPU rung names CUDA cores or tensor cores. The
 // results' context lists the names (unit_names) and each rung's resolved one (rung_unit_kind/<rung>).
 enum class Unit {
   none,
   fastest,
-  add_chain,
   scalar_fma,
   avx2_fma,
   avx512_fma,
@@ -166,7 +164,6 @@ enum class Unit {
 inline constexpr const char* kUnitNames[] = {
     "none",
     "the fastest for its dtype",
-    "CPU scalar add chain (one dependent add at a time)",
     "CPU scalar FMA",
     "CPU FMA units (avx2-fma)",
     "CPU FMA units (avx512-fma)",
@@ -180,11 +177,7 @@ static_assert(std::size(kUnitNames) == static_cast<std::size_t>(Unit::tensor_cor
 inline const char* unit_name(Unit u) { return kUnitNames[static_cast<int>(u)]; }
 // The peak probe of a unit a rung is held to ("scalar-fma"); empty for the others.
 inline std::string_view unit_probe(Unit u) {
-  return u == Unit::add_chain    ? "scalar-add-chain"
-         : u == Unit::scalar_fma ? "scalar-fma"
-         : u == Unit::avx2_fma   ? "avx2-fma"
-         : u == Unit::avx512_fma ? "avx512-fma"
-                                 : "";
+  return u == Unit::scalar_fma ? "scalar-fma" : u == Unit::avx2_fma ? "avx2-fma" : u == Unit::avx512_fma ? "avx512-fma" : "";
 }
 // A GPU rung's unit: the CUDA cores in f32, the tensor cores in any narrower format.
 inline Unit gpu_unit(DType dtype) { return dtype == DType::f32 ? Unit::cuda_cores : Unit::tensor_cores; }
@@ -209,6 +202,9 @@ struct GemmRung {
   // The overhead suite also times this rung at n = 1..64, where a call costs more than its
   // arithmetic: the all-core kernels at the top of the CPU ladder and the libraries beside them.
   bool small_gemm_sweep = false;
+  // Its inner loop's sum is one chain of dependent adds (naive's): the peak probe scalar-add-chain
+  // measures one such chain, which the report sets its rate beside (context: rung_serial_sum/<rung>).
+  bool serial_sum = false;
   // Its output is in its 16-bit format (PyTorch's matmul of bf16 tensors returns bf16): verified
   // against the rounded operands' product with that format's rounding of each element allowed.
   bool rounds_output = false;

@@ -19,8 +19,10 @@ GemmRung naive_rung() {
   GemmRung rung;
   rung.name = "naive";
   rung.threading = Threading::one_core;
-  // Its sum is one chain of dependent adds (the multiplies overlap): one multiply-add per add latency.
-  rung.unit = Unit::add_chain;
+  rung.unit = Unit::scalar_fma;
+  // Its sum is one chain of dependent adds (the multiplies overlap): one multiply-add per add
+  // latency, but for the overlap of the next element's chain with this one's tail.
+  rung.serial_sum = true;
   rung.max_n = 1024;
   rung.mechanism = Mechanism::interpretation;
   rung.parent = "boxed";

@@ -7,6 +7,8 @@ else "unexplained"."""
 import html
 import pathlib
 
+from .why import chain_reason
+
 # A point further than this below the rate its model allows is flagged.
 SWEEP_FLAG_FACTOR = 2.0
 # A power-of-two n is a cliff where its rate is below both neighbours' (n / sqrt 2, n * sqrt 2) by this.
@@ -66,7 +68,7 @@ def sweep_points(sweep):
             point = {"n": n, "rate": rate, "model": model, "share": share, "regime": c.get("regime"), "why": ""}
             point["flag"] = share is not None and (share * SWEEP_FLAG_FACTOR < 1 or share > ABOVE_MODEL)
             if point["flag"]:
-                found = cliff(ran, n)
+                found, chain = cliff(ran, n), chain_reason(sweep, rung, rate)
                 if share > ABOVE_MODEL:
                     point["why"] = (f"{share:.2g}x the rate its model allows: the model's bound is wrong here "
                                     "(a bandwidth or peak measured low, or a term it lacks)")
@@ -75,6 +77,8 @@ def sweep_points(sweep):
                     point["why"] = (f"a cliff at a power of two: {rate / 1e9:.3g} GFLOP/s against {r1 / 1e9:.3g} at "
                                     f"n = {n1} and {r2 / 1e9:.3g} at n = {n2} (rows {4 * n} bytes apart map the "
                                     "walk down a column to the same few cache sets: conflict misses)")
+                elif chain:
+                    point["why"] = chain
                 else:
                     point["why"] = "unexplained"
             rows.append(point)

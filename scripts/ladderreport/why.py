@@ -223,6 +223,23 @@ def fmt_bytes(value):
 SPREAD_CVS = 2.0
 
 
+# A rate within this factor of one dependency chain's (either way) is taken as waiting on it.
+CHAIN_FACTOR = 2.0
+
+
+def chain_reason(machine, rung, rate):
+    """For a rung whose sum is one chain of dependent adds (rung_serial_sum/<rung>): its rate beside one
+    such chain's, measured by the scalar-add-chain probe, where within CHAIN_FACTOR of it; else ""."""
+    chain = probe_rate(machine.context, "scalar-add-chain", "f32", 1)
+    if not machine.context.get(f"rung_serial_sum/{rung}") or not chain or not rate:
+        return ""
+    if not 1 / CHAIN_FACTOR <= rate / chain <= CHAIN_FACTOR:
+        return ""
+    return (f"its sum is one chain of dependent adds: {rate / 1e9:.3g} GFLOP/s is {rate / chain:.2g}x the rate of one "
+            f"such chain (the scalar-add-chain probe, {chain / 1e9:.3g} GFLOP/s), so it waits on each add's latency, "
+            "the next element's chain overlapping its tail")
+
+
 def within_noise(row, parent):
     """Whether the two rungs' times are closer than their repetitions' spread: their intervals of
     +-2 CV overlap (None where either has no CV: one repetition)."""
@@ -287,6 +304,8 @@ def why_missed(machine, row, previous):
     # level's bandwidth), not a restatement of the shortfall.
     if row["regime"] == "memory" and row.get("traffic") and row["measured"] < row["predicted"]:
         reasons.append(f"its loops' traffic bounds it: {row['traffic']}")
+    if (chain := chain_reason(machine, row["rung"], row.get("rate"))) and row["measured"] < row["predicted"]:
+        reasons.append(chain)
     if c.get("size") != p.get("size") and not reasons:
         reasons.append(f"the two rungs were measured at different sizes (n = {p['size']} and n = {c['size']})")
     # "Reaches x% of its roof" says how far it is, not why: no mechanism found is said as such.

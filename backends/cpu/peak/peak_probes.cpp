@@ -43,8 +43,8 @@ double scalar_fma_loop(std::int64_t iterations) {
 
 // One dependent chain of adds, as naive's inner loop compiles: ISO C++ does not fuse its multiply
 // and add (-ffp-contract=off), so each step is a multiply, which overlaps the others, and an add,
-// which waits for the one before. The rate is one multiply-add per add latency: naive's roof
-// (Unit::add_chain), two FLOPs counted a step as naive's multiply-add has.
+// which waits for the one before. The rate is one multiply-add per add latency, two FLOPs counted
+// a step as naive's multiply-add has: the report sets naive's rate beside it (GemmRung::serial_sum).
 double scalar_add_chain_loop(std::int64_t iterations) {
   constexpr int kSteps = 8;
   __m128 acc = _mm_set_ss(1.0f);
