@@ -36,16 +36,16 @@ const char* const kHelpOptions = R"(                    With a GPU, stream, roof
                     naive: 1024), repeated adaptively; the gemm suite only unless --suite names
                     others (about 7 minutes on 2 cores);
                     sweep: the CPU rungs with a traffic model (naive ... avx512) at n = 64 ...
-                    2048 in steps of sqrt(2), once each, the gemm suite only unless --suite
-                    names others: their rate against n across the cache levels, beside the
-                    rate their traffic model allows (about 4 minutes on 2 cores);
+                    2048 in steps of sqrt(2), repeated adaptively, the gemm suite only unless
+                    --suite names others: their rate against n across the cache levels, beside
+                    the rate their traffic model allows (about 4 minutes on 2 cores);
                     smoke: every case at tiny sizes, for tests (its figures mean nothing)
   --no-cap          also run slow rungs (python, boxed, naive, interchange) above their size cap
   --adaptive        repeat each case at least 4 times, then more (4 a round, up to 16) while its
                     repetitions spread more than 3% (coefficient of variation): noisiest first,
                     as many as fit in a quarter of the first round's time (each case's cost
-                    estimated from its own repetitions); the default of the full and ladder
-                    profiles (unless --benchmark_repetitions or --sizes)
+                    estimated from its own repetitions); the default of the full, ladder and
+                    sweep profiles (unless --benchmark_repetitions or --sizes)
   --adaptive-cv X   --adaptive with another target than 3%, as a fraction (0.01 is 1%)
   --adaptive-budget X  --adaptive with another budget for the extra rounds than 0.25, as a share
                     of the first round's time (0 runs none; 2 allows twice the first round)
@@ -82,7 +82,7 @@ Google Benchmark's flags pass through, among them:
                                 or whose write fails, leaves FILE as it was
   --benchmark_out_format=json   json (default for --benchmark_out), csv or console
   --benchmark_repetitions=N     repeat each case N times and report mean/median/stddev/cv
-                                (default: 1; the full and ladder profiles: --adaptive)
+                                (default: 1; the full, ladder and sweep profiles: --adaptive)
   --benchmark_min_time=SECONDS  minimum time per case (default: 0.2 quick, 0.5 full)
   --benchmark_time_unit=UNIT    ns, us, ms or s for the console and the results
   --benchmark_context=user_K=V,...  your own context entries; their keys must start with user_
@@ -323,9 +323,11 @@ Options parse_options(int argc, char** argv) {
   if (o.quiet && o.verbose) usage_error("--quiet and --verbose ask for opposite things; give one of them");
   if (o.adaptive && o.user_repetitions)
     usage_error("--adaptive chooses the repetitions itself; leave out --benchmark_repetitions, or --adaptive");
-  // Shared machines are noisy: the full and ladder profiles repeat each case adaptively
+  // Shared machines are noisy: the full, ladder and sweep profiles repeat each case adaptively
   // (repetitions.hpp), unless the repetitions or the sizes are asked for; the tables use medians.
-  if (!o.user_repetitions && (o.profile == Profile::full || o.profile == Profile::ladder) && !o.sizes) o.adaptive = true;
+  if (!o.user_repetitions && (o.profile == Profile::full || o.profile == Profile::ladder || o.profile == Profile::sweep) &&
+      !o.sizes)
+    o.adaptive = true;
   // The ladder and sweep profiles are the GEMM ladder's; the other suites come only when asked for.
   if ((o.profile == Profile::ladder || o.profile == Profile::sweep) && o.suites.empty())
     for (const Suite& suite : suites())
