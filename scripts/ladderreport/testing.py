@@ -8,8 +8,21 @@ import report
 from ladderreport import compare, runs
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-# A measured machine's whole run (not one of the parts a GPU check writes, one file per group of suites).
-RESULT = sorted(p for p in (ROOT / "results").glob("*/*.json") if p.parent.name != "specs" and "-gpu-" not in p.name)[-1]
+
+
+def _profile(path):
+    try:
+        return json.loads(path.read_text())["context"].get("profile")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+_RUNS = sorted(p for p in (ROOT / "results").glob("*/*.json") if p.parent.name != "specs")
+# A measured machine's whole run (not one of the parts a GPU check writes, one file per group of
+# suites, nor a sweep run, which measures a few rungs over n).
+RESULT = [p for p in _RUNS if "-gpu-" not in p.name and _profile(p) != "sweep"][-1]
+# The newest committed sweep-profile run, or None.
+SWEEP = ([p for p in _RUNS if _profile(p) == "sweep"] or [None])[-1]
 GPU_PARTS = sorted((ROOT / "results").glob("*/*-gpu-*.json"))
 
 

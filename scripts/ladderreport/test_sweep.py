@@ -1,0 +1,77 @@
+"""Rate against n: each sweep point against its rung's model, flagged beyond 2x with the mechanism
+the sweep shows or "unexplained"; a sweep run kept beside its machine's column, never merged."""
+import pytest
+
+from ladderreport.machines import load_machines
+from ladderreport.sweep import model_curve, sweep_markdown, sweep_points
+from ladderreport.testing import SWEEP, ladder_machine, run
+
+
+def sweep_machine(rates, model, context=None):
+    """A made-up sweep run: rung -> {n: GFLOP/s}, each case's bound at `model` GFLOP/s."""
+    cases = [(rung, n, 2.0 * n ** 3 / (rate * 1e9), {"roof_fraction": rate / model, "regime": "compute"})
+             for rung, by_n in rates.items() for n, rate in by_n.items()]
+    m = ladder_machine(cases, {"profile": "sweep", **(context or {})})
+    m.sweep = m
+    return m
+
+
+def test_a_point_more_than_twice_below_its_model_is_flagged_and_says_why_or_unexplained():
+    m = sweep_machine({"tiled": {64: 90, 91: 40, 128: 95, 181: 60}}, model=100)
+    points = {p["n"]: p for p in sweep_points(m)["tiled"]}
+    assert not points[64]["flag"] and not points[181]["flag"]  # 90% and 60% of the model
+    assert points[91]["flag"] and points[91]["why"] == "unexplained"
+    assert points[91]["share"] == pytest.approx(0.4)
+
+
+def test_a_cliff_at_a_power_of_two_is_named_from_its_neighbours():
+    m = sweep_machine({"naive": {181: 5.0, 256: 2.0, 362: 4.5, 512: 4.4}}, model=17)
+    points = {p["n"]: p for p in sweep_points(m)["naive"]}
+    assert points[256]["flag"] and "a cliff at a power of two" in points[256]["why"]
+    assert "5 at n = 181" in points[256]["why"] and "4.5 at n = 362" in points[256]["why"]
+    # 512 has no measured neighbour above it: no cliff can be shown, so none is claimed.
+    assert "cliff" not in points[512]["why"]
+
+
+def test_a_serial_sum_near_one_chains_rate_is_named_and_only_then():
+    chain = {"peak_probe/scalar-add-chain/f32/threads:1": "4.5e9", "rung_serial_sum/naive": "one chain of dependent adds"}
+    m = sweep_machine({"naive": {64: 7.0, 91: 6.5, 128: 1.0}}, model=17, context=chain)
+    points = {p["n"]: p for p in sweep_points(m)["naive"]}
+    assert "one chain of dependent adds" in points[64]["why"] and "1.6x" in points[64]["why"]
+    assert points[128]["why"] == "unexplained"  # 0.22x one chain's rate: not waiting on it
+    del m.context["rung_serial_sum/naive"]  # a rung whose sum is not one chain is never said to wait on one
+    assert all("chain" not in p["why"] for p in sweep_points(m)["naive"])
+
+
+def test_a_point_above_its_model_says_the_model_is_wrong_there():
+    m = sweep_machine({"avx2": {64: 150, 128: 95, 256: 96}}, model=100)
+    point = sweep_points(m)["avx2"][0]
+    assert point["flag"] and "the model's bound is wrong here" in point["why"]
+
+
+def test_the_model_curve_is_read_from_the_context_and_bad_pairs_are_skipped():
+    m = ladder_machine([], {"rung_model_rate/naive": "64:1.7e10,91:x,bad,128:1.6e10"})
+    assert model_curve(m, "naive") == {64: 1.7e10, 128: 1.6e10}
+    assert model_curve(m, "tiled") == {}
+
+
+@pytest.mark.skipif(SWEEP is None, reason="no committed sweep run")
+def test_a_committed_sweep_run_is_kept_beside_its_machines_column_and_reported(tmp_path, capsys):
+    measured, _ = load_machines([SWEEP.parent])
+    m = next(m for m in measured if m.sweep is not None)
+    # Its sizes between the ladder's are in the sweep, never in the machine's column.
+    assert any(c["size"] == 91 for c in m.sweep.cases.values())
+    assert not any(c["size"] == 91 for c in m.cases.values())
+    lines = sweep_markdown(m)
+    assert "## Rate against n, measured and modelled" in lines
+    points = sweep_points(m.sweep)
+    assert {"naive", "interchange", "autovec", "tiled", "avx2"} <= set(points) or {"naive", "autovec"} <= set(points)
+    for rows in points.values():
+        for p in rows:
+            assert p["model"] and p["model"] > 0  # every point against its model
+            if p["flag"]:
+                assert p["why"]  # a mechanism or "unexplained", never nothing
+    code, _, err = run(["ladder", str(SWEEP.parent), "--out", str(tmp_path / "ladder.md")], capsys)
+    assert code == 0, err
+    assert "Rate against n" in (tmp_path / "ladder.md").read_text()
+    assert "Rate against n" in (tmp_path / "ladder.html").read_text()
