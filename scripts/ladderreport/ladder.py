@@ -14,6 +14,7 @@ from .why import (
     MISS_FACTOR,
     SPREAD_CVS,
     extrapolation_text,
+    model_scaling,
     gpu_unit,
     mechanism_on,
     predicted_factor,
@@ -64,7 +65,8 @@ def gemm_rungs(machine):
 
 def ladder_rows(machine, size=COMMON_SIZE, gpu_only=False):
     """One row per GEMM rung at `size` (every rung, or the GPU's alone): its case, time at `size`
-    (measured, or extrapolated by n^3 from the size it ran at), speedups, unit, regime, factors."""
+    (measured, or extrapolated from the size it ran at: by its traffic model where the run gave its
+    curve, else by n^3), speedups, unit, regime, factors."""
     rows, previous, bottom = [], None, None
     datasheet = gpu_datasheet(machine)
     for rung in gemm_rungs(machine):
@@ -83,6 +85,12 @@ def ladder_rows(machine, size=COMMON_SIZE, gpu_only=False):
                "regime": c.get("regime") if rate else None, "rel_error": c.get("rel_error") if rate else None,
                "predicted": None, "predicted_from": "", "measured": None, "absolute": None, "why": "", "case": c,
                "unit_peak": float(machine.context.get(f"rung_unit_peak_flops/{rung}", 0) or 0) or None}
+        # A rung with a traffic model is extrapolated by it: the time at `size` is the measured one
+        # scaled by the FLOPs and by the model's rate at the two sizes (its share of the model held),
+        # so that a rung whose working set leaves a cache on the way is not flattered by n^3.
+        if row["extrapolated"] and seconds and (scaling := model_scaling(machine, rung, n, size)):
+            row["model_rates"] = scaling
+            row["seconds_at_size"] = seconds * (size / n) ** 3 * scaling[0] / scaling[1]
         row["traffic"] = traffic_text(machine, row) if rate else ""
         if row["gpu"] and rate:
             peak, what = datasheet_peak(datasheet, machine, rung, row["mechanism"])
@@ -181,9 +189,10 @@ def introduction(machine, rows):
     files = " + ".join(f"`{pathlib.Path(part).name}`" for part in str(machine.source).split(" + "))
     return [f"From {files} (git {ctx.get('git_sha', '?')}, "
              f"{ctx.get('date', '?')}, profile {ctx.get('profile', '?')}). C = A·B, n×n, every rung at n = {COMMON_SIZE}: "
-             f"a rung measured at another n (slow rungs stop at their cap) has its time extrapolated by n³ from the size "
-             "it ran at, marked \"extrapolated from n = …\", and where it ran at two sizes its time per FMA at both says "
-             "whether the extrapolation holds (constant, as an interpreter's is) or flatters it (growing, as a rung's "
+             f"a rung measured at another n (slow rungs stop at their cap) has its time extrapolated from the size it "
+             "ran at, marked \"extrapolated from n = …\": by its traffic model where the run gives the model's curve "
+             "(its share of the rate the model allows held), else by n³, and where it ran at two sizes its time per FMA "
+             "at both says whether that holds (constant, as an interpreter's is) or flatters it (growing, as a rung's "
              "whose working set moves to a slower level does); its GFLOP/s and % of peak are those it was measured at.",
              "Time: the median of the repetitions, ± their coefficient of variation (CV); a relative speedup whose "
              f"two times lie within ±{SPREAD_CVS:g} CV of each other reads \"within noise\". "

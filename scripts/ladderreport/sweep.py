@@ -7,7 +7,7 @@ else "unexplained"."""
 import html
 import pathlib
 
-from .why import chain_reason
+from .why import chain_reason, model_curve
 
 # A point further than this below the rate its model allows is flagged.
 SWEEP_FLAG_FACTOR = 2.0
@@ -15,18 +15,6 @@ SWEEP_FLAG_FACTOR = 2.0
 CLIFF_FACTOR = 1.5
 # Above its model by more than this share, the model's bound is wrong there (a bound cannot be beaten).
 ABOVE_MODEL = 1.10
-
-
-def model_curve(machine, rung):
-    """{n: FLOP/s} the rung's model allows (rung_model_rate/<rung>, "n:rate,..."); {} where none."""
-    curve = {}
-    for pair in str(machine.context.get(f"rung_model_rate/{rung}", "") or "").split(","):
-        n, _, rate = pair.partition(":")
-        try:
-            curve[int(n)] = float(rate)
-        except ValueError:
-            continue
-    return curve
 
 
 def sweep_rungs(sweep):

@@ -4,7 +4,7 @@ import json
 import pytest
 
 import report
-from ladderreport.ladder import cells
+from ladderreport.ladder import cells, ladder_rows
 from ladderreport.testing import GPU_PARTS, RESULT, ladder_machine, run
 
 
@@ -298,3 +298,17 @@ def test_an_extrapolated_rung_shows_whether_its_time_per_fma_held_constant():
     assert "1 ns at n = 512, 1.5 ns at 1024: grew 50%, so the time at 4096 is at least this" in naive
     assert cells(rows["interchange"], machine)[3] == "4096"  # measured there
     assert cells(rows["boxed"], machine)[3] == "4096 (extrapolated from n = 128 by n³)"  # one size: nothing to show
+
+
+def test_a_rung_with_a_model_curve_is_extrapolated_by_its_model_not_by_n_cubed():
+    # naive ran at n = 1024 only; its model allows 4 GFLOP/s there and 2 at 4096 (B's walk leaves L3).
+    m = ladder_machine([("naive", 1024, 1.0, {"regime": "memory"})],
+                       {"rung_model_rate/naive": "1024:4e9,4096:2e9", "rung/naive": "interpretation and boxing: x"})
+    row = next(r for r in ladder_rows(m) if r["rung"] == "naive")
+    assert row["extrapolated"] and row["model_rates"] == (4e9, 2e9)
+    assert row["seconds_at_size"] == pytest.approx(64 * 2.0)  # n^3 would say 64 s: the model, twice that
+    assert "by its traffic model" in cells(row, m)[3]
+    # Without the curve (an older file), by n^3 as before.
+    del m.context["rung_model_rate/naive"]
+    row = next(r for r in ladder_rows(m) if r["rung"] == "naive")
+    assert row["seconds_at_size"] == pytest.approx(64.0) and "model_rates" not in row

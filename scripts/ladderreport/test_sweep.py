@@ -3,7 +3,8 @@ the sweep shows or "unexplained"; a sweep run kept beside its machine's column, 
 import pytest
 
 from ladderreport.machines import load_machines
-from ladderreport.sweep import model_curve, sweep_markdown, sweep_points
+from ladderreport.sweep import sweep_markdown, sweep_points
+from ladderreport.why import model_curve
 from ladderreport.testing import SWEEP, ladder_machine, run
 
 

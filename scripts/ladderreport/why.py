@@ -64,8 +64,31 @@ def time_per_fma(machine, rung, size):
     return ran[-2:] if len(ran) >= 2 else []
 
 
+def model_curve(machine, rung):
+    """{n: FLOP/s} the rung's model allows (rung_model_rate/<rung>, "n:rate,..."); {} where none."""
+    curve = {}
+    for pair in str(machine.context.get(f"rung_model_rate/{rung}", "") or "").split(","):
+        n, _, rate = pair.partition(":")
+        try:
+            curve[int(n)] = float(rate)
+        except ValueError:
+            continue
+    return curve
+
+
+def model_scaling(machine, rung, n, size):
+    """(rate its model allows at n, at size), or None where the run gave no model curve through both
+    (an interpreter's, a library's, older files)."""
+    curve = model_curve(machine, rung)
+    return (curve[n], curve[size]) if curve.get(n) and curve.get(size) else None
+
+
 def extrapolation_text(machine, row):
     """How a row's time at the common size was reached from the sizes it ran at."""
+    if row.get("model_rates"):
+        at_n, at_size = row["model_rates"]
+        return (f"{row['size']} (extrapolated from n = {row['n']} by its traffic model, its share of the model's rate "
+                f"held: the model allows {gflops(at_n)} at n = {row['n']} and {gflops(at_size)} at {row['size']})")
     text = f"{row['size']} (extrapolated from n = {row['n']} by n³"
     pair = time_per_fma(machine, row["rung"], row["size"])
     if not pair:
