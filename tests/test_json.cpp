@@ -30,7 +30,7 @@ std::vector<std::string> split_text(const std::string& text, char separator) {
 class SmokeRun : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    // ctest runs each test of this fixture as its own process, possibly at once: one file each.
+    // One file for this process's run (another test binary may run the program at the same time).
     path_ = fs::path(LADDER_TEST_TMP) / fmt::format("smoke-{}.json", getpid());
     fs::remove(path_);
     std::string command = fmt::format(

@@ -172,13 +172,8 @@ GemmRung onednn_rung(const OptionalRung& line) { return onednn_matmul_rung(line,
 GemmRung onednn_packed_rung(const OptionalRung& line) { return onednn_matmul_rung(line, true); }
 
 void register_onednn(Registry& r) {
-#define LADDER_BACKEND(display, option)
-#define LADDER_GEMM_RUNG(id, name, dtype, factory) r.add(factory(optional_rung::id));
-#define LADDER_MODEL_RUNG(id, name, dtype)
-#include "rungs.def"
-#undef LADDER_BACKEND
-#undef LADDER_GEMM_RUNG
-#undef LADDER_MODEL_RUNG
+#define LADDER_RUNGS_DEF "onednn/rungs.def"
+#include "core/add_gemm_rungs.inc"
   r.context.emplace_back("onednn_version", [] {
     const dnnl_version_t* v = dnnl_version();
     return onednn_version() + " (" + v->hash + ", cpu runtime " + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "omp" : "other") + ")";

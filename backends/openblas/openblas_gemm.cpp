@@ -82,13 +82,8 @@ GemmRung openblas_rung(const OptionalRung& o) {
 }
 
 void register_openblas(Registry& r) {
-#define LADDER_BACKEND(display, option)
-#define LADDER_GEMM_RUNG(id, name, dtype, factory) r.add(factory(optional_rung::id));
-#define LADDER_MODEL_RUNG(id, name, dtype)
-#include "rungs.def"
-#undef LADDER_BACKEND
-#undef LADDER_GEMM_RUNG
-#undef LADDER_MODEL_RUNG
+#define LADDER_RUNGS_DEF "openblas/rungs.def"
+#include "core/add_gemm_rungs.inc"
   r.context.emplace_back("openblas_config", [] { return std::string(openblas_get_config()); });
   r.context.emplace_back("openblas_parallel", [] { return openblas_build(); });
   r.context.emplace_back("openblas_threads", [] {
