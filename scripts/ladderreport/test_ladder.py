@@ -312,3 +312,40 @@ def test_a_rung_with_a_model_curve_is_extrapolated_by_its_model_not_by_n_cubed()
     del m.context["rung_model_rate/naive"]
     row = next(r for r in ladder_rows(m) if r["rung"] == "naive")
     assert row["seconds_at_size"] == pytest.approx(64.0) and "model_rates" not in row
+
+
+def ladder_violations(machine):
+    """What the ladder issue's table must never show, row by row: a measured rung with no parent (but
+    the chain's start), a prediction that names no probe or peak, a CPU rung with a traffic model whose
+    regime did not come from it, a miss over 2x with no reason (a mechanism or "unexplained")."""
+    problems = []
+    for r in report.ladder_rows(machine):
+        if not r["rate"]:
+            continue
+        if not r["parent"] and r["rung"] != "python":
+            problems.append(f"{r['rung']}: no parent")
+        if r["predicted"] and not r["predicted_from"]:
+            problems.append(f"{r['rung']}: a prediction from nothing named")
+        if machine.context.get(f"rung_traffic/{r['rung']}/1") and r["case"].get("traffic_term") is None:
+            problems.append(f"{r['rung']}: a traffic model, and a regime not from it")
+        if r["predicted"] and r["measured"] and not 0.5 <= r["measured"] / r["predicted"] <= 2 and not r["why"]:
+            problems.append(f"{r['rung']}: a miss over 2x with no reason")
+    return problems
+
+
+def test_the_newest_committed_ladder_run_reads_as_the_ladder_issue_asks():
+    machines, _ = report.load_machines([RESULT])
+    machine = machines[0]
+    if machine.context.get("profile") != "ladder" or not any(k.startswith("rung_model_rate/") for k in machine.context):
+        pytest.skip(f"{RESULT.name} is not a ladder run with model curves")
+    assert ladder_violations(machine) == []
+    rows = {r["rung"]: r for r in report.ladder_rows(machine)}
+    # The predictions come from this run's probes, never a datasheet or an ISA's lane count.
+    assert all("datasheet" not in r["predicted_from"] for r in rows.values() if not r["gpu"])
+    # And the check can fail: each defect, made on purpose, is found.
+    autovec = next(k for k, c in machine.cases.items() if c["rung"] == "autovec" and c.get("traffic_term") is not None)
+    del machine.cases[autovec]["traffic_term"]  # its traffic model removed from the case
+    machine.context["rung_parent/tiled"] = "no-such-rung"  # a parent that is no rung of the run
+    found = "\n".join(ladder_violations(machine))
+    assert "autovec: a traffic model, and a regime not from it" in found
+    assert "tiled: no parent" in found
