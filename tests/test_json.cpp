@@ -136,13 +136,33 @@ TEST_F(SmokeRun, ContextDescribesMachineBuildAndPeaks) {
   EXPECT_GT(all_cores, 0);
 }
 
+// The names a context key lists, '|'-separated (mechanism_names, unit_names, profile_names).
+std::set<std::string> context_names(const nlohmann::json& ctx, const char* key) {
+  const auto names = split_text(ctx.value(key, std::string()), '|');
+  return {names.begin(), names.end()};
+}
+
+// The names a report module compares something against: for each match of `compared` (its second
+// group the operands, `== "X"` or `in ("X", "Y")`), every quoted name up to the next clause
+// (`mechanism == "x" or "tf32" in rung`, `... and "dot products" in unit`, `... else "other"`).
+std::vector<std::string> compared_names(const std::string& source, const std::regex& compared) {
+  static const std::regex quoted(R"re("([^"]+)")re");
+  std::vector<std::string> names;
+  for (auto it = std::sregex_iterator(source.begin(), source.end(), compared); it != std::sregex_iterator(); ++it) {
+    std::string operands = (*it)[2];
+    for (const char* clause : {" or ", " and ", " else "}) operands = operands.substr(0, operands.find(clause));
+    for (auto q = std::sregex_iterator(operands.begin(), operands.end(), quoted); q != std::sregex_iterator(); ++q)
+      names.push_back((*q)[1]);
+  }
+  return names;
+}
+
 // The mechanisms and units the ladder report compares against (scripts/ladderreport/ladder.py, why.py)
 // are the program's own names, as the context lists them: a name changed on one side fails here.
 TEST_F(SmokeRun, TheLadderReportKnowsOnlyTheProgramsMechanismsAndUnits) {
   const auto& ctx = doc_["context"];
   ASSERT_TRUE(ctx.contains("mechanism_names"));
-  std::set<std::string> names;
-  for (const std::string& name : split_text(ctx["mechanism_names"].get<std::string>(), '|')) names.insert(name);
+  const std::set<std::string> names = context_names(ctx, "mechanism_names");
   EXPECT_TRUE(names.count("hand-written kernel") && names.count("SIMD width")) << ctx["mechanism_names"];
   std::string source;
   for (const char* module : {"ladder.py", "why.py"}) {
@@ -151,56 +171,40 @@ TEST_F(SmokeRun, TheLadderReportKnowsOnlyTheProgramsMechanismsAndUnits) {
     ASSERT_FALSE(text.empty()) << module;
     source += text;
   }
-  // mechanism == "X", below_mechanism in ("X", "Y"): every quoted name on such a line.
-  const std::regex compared(R"(mechanism (==|!=|in) ([^:\n]*))"), quoted(R"re("([^"]+)")re");
-  int seen = 0;
-  for (auto it = std::sregex_iterator(source.begin(), source.end(), compared); it != std::sregex_iterator(); ++it) {
-    const std::string tail = (*it)[2];
-    // Up to the next clause: `mechanism == "x" or "tf32" in rung`, `... and "dot products" in unit`.
-    std::size_t end = tail.size();
-    for (const char* clause : {" or ", " and ", " else "}) end = std::min(end, tail.find(clause));
-    const std::string operands = tail.substr(0, end);
-    for (auto q = std::sregex_iterator(operands.begin(), operands.end(), quoted); q != std::sregex_iterator(); ++q) {
-      ++seen;
-      EXPECT_TRUE(names.count((*q)[1])) << "the ladder report compares a mechanism against '" << (*q)[1]
-                                        << "', which no rung has";
-    }
-  }
-  EXPECT_GT(seen, 10);
+  // mechanism == "X", below_mechanism in ("X", "Y").
+  const auto mechanisms = compared_names(source, std::regex(R"(mechanism (==|!=|in) ([^:\n]*))"));
+  for (const std::string& name : mechanisms)
+    EXPECT_TRUE(names.count(name)) << "the ladder report compares a mechanism against '" << name << "', which no rung has";
+  EXPECT_GT(mechanisms.size(), 10u);
   // The same for the units it compares against (`kind == "X"`), from the context's unit_names.
   ASSERT_TRUE(ctx.contains("unit_names"));
-  std::set<std::string> units;
-  for (const std::string& name : split_text(ctx["unit_names"].get<std::string>(), '|')) units.insert(name);
-  const std::regex kind_compared(R"re(kind == "([^"]+)")re");
-  int kinds = 0;
-  for (auto it = std::sregex_iterator(source.begin(), source.end(), kind_compared); it != std::sregex_iterator(); ++it, ++kinds)
-    EXPECT_TRUE(units.count((*it)[1])) << "the ladder report compares a unit against '" << (*it)[1]
-                                       << "', which the program does not name";
-  EXPECT_GT(kinds, 0);
+  const std::set<std::string> units = context_names(ctx, "unit_names");
+  const auto kinds = compared_names(source, std::regex(R"re(kind (==) ("[^"]+"))re"));
+  for (const std::string& name : kinds)
+    EXPECT_TRUE(units.count(name)) << "the ladder report compares a unit against '" << name
+                                   << "', which the program does not name";
+  EXPECT_GT(kinds.size(), 0u);
 }
 
 // The profiles the report tools compare against are the program's own.
 TEST_F(SmokeRun, TheReportToolsKnowOnlyTheProgramsProfiles) {
   const auto& ctx = doc_["context"];
   ASSERT_TRUE(ctx.contains("profile_names"));
-  std::set<std::string> profiles;
-  for (const std::string& name : split_text(ctx["profile_names"].get<std::string>(), '|')) profiles.insert(name);
+  const std::set<std::string> profiles = context_names(ctx, "profile_names");
   EXPECT_TRUE(profiles.count(ctx["profile"].get<std::string>())) << ctx["profile_names"];
-  // `get("profile") == "X"`, `profile in ("X", "Y")`: every quoted name up to the next clause.
-  const std::regex compared(R"re(profile"?\)? (==|in) ([^:\n]*))re"), quoted(R"re("([^"]+)")re");
-  int seen = 0;
+  // `get("profile") == "X"`, `profile in ("X", "Y")`.
+  const std::regex compared(R"re(profile"?\)? (==|in) ([^:\n]*))re");
+  std::size_t seen = 0;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(LADDER_SOURCE_DIR) + "/scripts/ladderreport")) {
     if (entry.path().extension() != ".py" || entry.path().filename().string().starts_with("test_")) continue;
     std::ifstream in(entry.path());
     const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    for (auto it = std::sregex_iterator(source.begin(), source.end(), compared); it != std::sregex_iterator(); ++it) {
-      std::string operands = (*it)[2];
-      for (const char* clause : {" or ", " and ", " else "}) operands = operands.substr(0, operands.find(clause));
-      for (auto q = std::sregex_iterator(operands.begin(), operands.end(), quoted); q != std::sregex_iterator(); ++q, ++seen)
-        EXPECT_TRUE(profiles.count((*q)[1])) << entry.path().filename() << " compares a profile against '" << (*q)[1] << "'";
+    for (const std::string& name : compared_names(source, compared)) {
+      ++seen;
+      EXPECT_TRUE(profiles.count(name)) << entry.path().filename() << " compares a profile against '" << name << "'";
     }
   }
-  EXPECT_GT(seen, 0);
+  EXPECT_GT(seen, 0u);
 }
 
 // Counters every case of a suite carries.

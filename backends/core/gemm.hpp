@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "dtype.hpp"
+#include "text.hpp"
 
 namespace ladder {
 
@@ -141,7 +143,7 @@ inline constexpr const char* kMechanismNames[] = {
 static_assert(std::size(kMechanismNames) == static_cast<std::size_t>(Mechanism::not_built) + 1);
 inline const char* mechanism_name(Mechanism m) { return kMechanismNames[static_cast<int>(m)]; }
 // "reference|interpretation and boxing|...": every name but none's, for the context.
-std::string mechanism_names();
+inline std::string mechanism_names() { return join(std::begin(kMechanismNames) + 1, std::end(kMechanismNames), '|'); }
 
 // The unit a rung's arithmetic runs on, whose measured peak is its compute roof. Every rung names
 // one (Registry.EveryRungSaysWhatItIsAndWhatItRefines fails on none): a rung held to one unit by
@@ -182,7 +184,7 @@ inline std::string_view unit_probe(Unit u) {
 // A GPU rung's unit: the CUDA cores in f32, the tensor cores in any narrower format.
 inline Unit gpu_unit(DType dtype) { return dtype == DType::f32 ? Unit::cuda_cores : Unit::tensor_cores; }
 // "the fastest for its dtype|CPU scalar FMA|...": every name but none's, for the context.
-std::string unit_names();
+inline std::string unit_names() { return join(std::begin(kUnitNames) + 1, std::end(kUnitNames), '|'); }
 
 struct GemmRung {
   std::string name;  // "avx512": the case is gemm/<name>/<dtype>/n:<n>

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "text.hpp"
+
 namespace ladder {
 
 enum class Profile {
@@ -20,11 +22,7 @@ static_assert(std::size(kProfileNames) == static_cast<std::size_t>(Profile::swee
 inline const char* profile_name(Profile p) { return kProfileNames[static_cast<int>(p)]; }
 
 // "smoke|quick|full|ladder": the context's profile_names, which report tools read the names from.
-inline std::string profile_names() {
-  std::string names;
-  for (const char* name : kProfileNames) names += (names.empty() ? "" : "|") + std::string(name);
-  return names;
-}
+inline std::string profile_names() { return join(std::begin(kProfileNames), std::end(kProfileNames), '|'); }
 
 inline std::optional<Profile> parse_profile(std::string_view name) {
   for (std::size_t i = 0; i < std::size(kProfileNames); ++i)

@@ -8,18 +8,6 @@
 
 namespace ladder {
 
-std::string mechanism_names() {
-  std::string names;
-  for (std::size_t i = 1; i < std::size(kMechanismNames); ++i) names += (i > 1 ? "|" : "") + std::string(kMechanismNames[i]);
-  return names;
-}
-
-std::string unit_names() {
-  std::string names;
-  for (std::size_t i = 1; i < std::size(kUnitNames); ++i) names += (i > 1 ? "|" : "") + std::string(kUnitNames[i]);
-  return names;
-}
-
 namespace {
 std::mutex g_software_mutex;
 std::vector<std::pair<std::string, std::string>> g_software;

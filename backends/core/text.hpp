@@ -18,4 +18,15 @@ inline std::vector<std::string> split(const std::string& text, char separator) {
   return items;
 }
 
+// The items of [first, last) with `separator` between them ({"a", "b"} → "a|b").
+template <class It>
+std::string join(It first, It last, char separator) {
+  std::string text;
+  for (It it = first; it != last; ++it) {
+    if (it != first) text += separator;
+    text += *it;
+  }
+  return text;
+}
+
 }  // namespace ladder
