@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -26,6 +27,20 @@ std::string short_duration(double seconds) { return seconds < 10 ? fmt::format("
 
 double prior_case_seconds(int repetitions, double min_time_seconds) { return repetitions * min_time_seconds * 1.3 + 0.2; }
 
+double repetition_seconds(double call_seconds, double min_time_seconds) {
+  // Google Benchmark's sizing: one iteration, then up to ten times as many, aiming at 1.4 times
+  // the minimum time from the last run's time, until a run lasts the minimum time.
+  double iterations = 1, seconds = 0;
+  for (int run = 0; run < 20; ++run) {
+    const double run_seconds = iterations * call_seconds;
+    seconds += run_seconds;
+    if (run_seconds >= min_time_seconds) break;
+    const double multiplier = run_seconds / min_time_seconds > 0.1 ? 1.4 * min_time_seconds / run_seconds : 10.0;
+    iterations = std::max(iterations + 1, std::ceil(iterations * multiplier));
+  }
+  return seconds;
+}
+
 History read_history(const std::string& results_path) {
   std::ifstream in(results_path);
   const auto doc = nlohmann::json::parse(in, nullptr, false);
@@ -38,15 +53,24 @@ History read_history(const std::string& results_path) {
   }
   if (!doc.contains("benchmarks")) return history;
   for (const auto& b : doc["benchmarks"]) {
-    if (b.value("run_type", "") != "iteration" || !b.contains(kCaseWallCounter) || !b[kCaseWallCounter].is_number()) continue;
+    if (b.value("run_type", "") != "iteration" || !b.contains(kCaseBusyCounter) || !b[kCaseBusyCounter].is_number()) continue;
     std::string name = b.value("run_name", b.value("name", ""));
     for (const std::string suffix : {"/real_time", "/manual_time"})
       if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
         name.erase(name.size() - suffix.size());
-    double& most = history.case_seconds[name];
-    most = std::max(most, b[kCaseWallCounter].get<double>());
+    history.case_seconds[name][b.value("repetition_index", 0)] = b[kCaseBusyCounter].get<double>();
   }
   return history;
+}
+
+double History::case_cost(const std::string& name, int repetitions) const {
+  const auto it = case_seconds.find(name);
+  if (it == case_seconds.end() || it->second.empty()) return 0;
+  // The counter after the last repetition below `repetitions` (each is the case's sum so far).
+  auto last = it->second.lower_bound(repetitions);
+  if (last == it->second.begin()) return 0;
+  --last;
+  return last->second * repetitions / (last->first + 1);
 }
 
 double estimated_ceilings_seconds(const MachineInfo& machine, double dram_bytes_per_second, bool smoke) {
@@ -84,10 +108,15 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
     // the slow rungs outgrow the caches, so that the scaling errs both ways, by 10x.
     const double check = c.rung.empty() ? 0 : rung_check_seconds(c.rung);
     double seconds = prior + check + c.expected_seconds;
-    if (const auto it = history.case_seconds.find(c.name); it != history.case_seconds.end()) {
-      seconds = it->second;  // the whole case in the earlier run, its verification included
+    // Where the call's seconds are known, each repetition's runs as Google Benchmark sizes them,
+    // and two calls more: the verification before and after the timing.
+    if (c.call_seconds > 0)
+      seconds = request.repetitions * repetition_seconds(c.call_seconds, request.min_time_seconds) + 2 * c.call_seconds + 0.2 +
+                check + c.expected_seconds;
+    if (const double earlier = history.case_cost(c.name, request.repetitions); earlier > 0) {
+      seconds = earlier;  // the case's own seconds in the earlier run, its verification included
       ++from_history;
-    } else if (check > 0 || c.expected_seconds > 0) {
+    } else if (check > 0 || c.expected_seconds > 0 || c.call_seconds > 0) {
       ++from_checks;
     }
     plan.case_seconds[c.name] = seconds;  // the first round's
@@ -157,7 +186,9 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
                                    request.repetitions, request.repetitions == 1 ? "" : "s", request.min_time_seconds));
   if (from_checks > 0)
     plan.lines.push_back(
-        fmt::format("{:>32}{} of them also their rung's check here, or their suite's timed passes", "", from_checks));
+        fmt::format("{:>32}{} of them also their rung's check here, their calls' seconds from two warm calls, or their "
+                    "suite's timed passes",
+                    "", from_checks));
   if (request.extra_rounds_share > 0)
     plan.lines.push_back(fmt::format("{:>32}and adaptive rounds of up to {:.0f}% more", "", 100 * request.extra_rounds_share));
   plan.summary = fmt::format("plan: {} profile, {} cases, {} held at once, {} threads, about {}", request.profile,

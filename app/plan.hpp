@@ -15,11 +15,18 @@ namespace ladder {
 // Benchmark's sizing runs included), plus its verification.
 double prior_case_seconds(int repetitions, double min_time_seconds);
 
+// One repetition of a case whose call takes `call_seconds`: Google Benchmark's sizing runs and
+// the run that lasts the minimum time (a call longer than it: that call alone).
+double repetition_seconds(double call_seconds, double min_time_seconds);
+
 // What an earlier run of the same profile took, from its results file (read once): each case's
-// wall time (the largest case_wall_seconds of its timed runs), the ceilings' seconds and the
-// triad bandwidth they measured; empty or 0 where the file does not say.
+// seconds after each repetition (case_busy_seconds, by repetition index), the ceilings' seconds
+// and the triad bandwidth they measured; empty or 0 where the file does not say (a file from
+// before the counter: its case_wall_seconds spanned the other cases' interleaved repetitions).
 struct History {
-  std::map<std::string, double> case_seconds;
+  std::map<std::string, std::map<int, double>> case_seconds;
+  // A case's seconds over its first `repetitions` (scaled from those it had where fewer); 0: none.
+  double case_cost(const std::string& name, int repetitions) const;
   double ceilings_seconds = 0, triad_bytes_per_second = 0;
 };
 History read_history(const std::string& results_path);

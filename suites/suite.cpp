@@ -163,10 +163,11 @@ void register_cases(const std::vector<BenchmarkCase>& cases, const std::function
   benchmark::ClearRegisteredBenchmarks();
   record_axes(cases);
   for (const BenchmarkCase& c : cases) {
-    auto started = std::make_shared<std::optional<std::chrono::steady_clock::time_point>>();
-    auto* b = benchmark::RegisterBenchmark(c.name.c_str(), [c, started, on_first_call](benchmark::State& state) {
-      if (!*started) {
-        *started = std::chrono::steady_clock::now();
+    auto spent = std::make_shared<std::optional<double>>();  // this case's own seconds so far
+    auto* b = benchmark::RegisterBenchmark(c.name.c_str(), [c, spent, on_first_call](benchmark::State& state) {
+      const auto started = std::chrono::steady_clock::now();
+      if (!*spent) {
+        *spent = 0.0;
         if (on_first_call) on_first_call(c);
       }
       telemetry::Sampler sampler;
@@ -187,7 +188,8 @@ void register_cases(const std::vector<BenchmarkCase>& cases, const std::function
       if (after.cgroup.quota_cpus > 0) state.counters[kCaseThrottledCounter] = throttled_share(before, after);
       if (sampled) set_telemetry_counters(state, sampler.stop());
       if (c.on_device) state.counters["gpu_device_index"] = selected_device();  // --device N, --device all
-      state.counters[kCaseWallCounter] = std::chrono::duration<double>(std::chrono::steady_clock::now() - **started).count();
+      **spent += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      state.counters[kCaseBusyCounter] = **spent;
     });
     // Wall-clock time: multi-threaded work must not be judged by one thread's CPU time.
     if (c.timing == Timing::manual) {

@@ -59,6 +59,9 @@ struct BenchmarkCase {
   // The suite's own estimate of the case's seconds beyond the minimum time, where it timed
   // something like it (a model-sweep side's pass, from the sweep's trim); 0: none.
   double expected_seconds = 0;
+  // One timed call's estimated seconds, where the suite estimated it (0: none): --plan costs a case
+  // whose call outlasts the minimum time by its calls.
+  double call_seconds = 0;
 };
 
 // What a run holds throughout: every shared allocation once.
@@ -183,10 +186,11 @@ std::vector<std::string> notes_under_header();
 void record_rung_check_seconds(const std::string& rung, double seconds);
 double rung_check_seconds(const std::string& rung);
 
-// Each timed run's counter of the seconds since its case's first call began (its verification,
-// Google Benchmark's sizing runs and the repetitions so far): the largest is the case's wall time,
-// which --plan reads back from a run's results file to estimate the next.
-inline constexpr const char* kCaseWallCounter = "case_wall_seconds";
+// Each timed run's counter of the seconds its case has run so far, its own calls only (its
+// verification, Google Benchmark's sizing runs, its iterations): repetitions run interleaved with
+// other cases', whose time this leaves out. At the first round's last repetition it is the case's
+// cost, which --plan reads back from a run's results file to estimate the next.
+inline constexpr const char* kCaseBusyCounter = "case_busy_seconds";
 
 // Registers the cases with Google Benchmark; `on_first_call` runs once per case before its
 // first call (progress for long runs).

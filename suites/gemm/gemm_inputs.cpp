@@ -164,7 +164,7 @@ double gemm_case_bytes(std::int64_t n) {
   return elements * (4 + 4 + 8);
 }
 
-GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& in) {
+GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& in, bool time_a_warm_call) {
   GemmVerification result;
   AlignedBuffer<float> c(in.n * in.n);
   parallel_fill(c.data(), c.size(), std::numeric_limits<float>::quiet_NaN());
@@ -174,6 +174,17 @@ GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& in) {
     kernel->run();
     kernel->copy_output();
     result.label = kernel->label();
+    // The fastest of up to five warm calls within 20 ms (at least one): a microsecond call's one
+    // hiccup would otherwise be its time.
+    double spent = 0;
+    for (int call = 0; time_a_warm_call && call < 5 && spent < 0.02; ++call) {
+      const auto start = std::chrono::steady_clock::now();
+      kernel->run();
+      kernel->copy_output();  // a device call ends when its output is back
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      result.warm_call_seconds = call == 0 ? seconds : std::min(result.warm_call_seconds, seconds);
+      spent += seconds;
+    }
   } catch (const std::exception& e) {
     result.verdict.message = std::string("threw: ") + e.what();
     return result;
@@ -184,6 +195,45 @@ GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& in) {
   return result;
 }
 
+namespace {
+std::mutex g_warm_mutex;
+std::map<std::pair<std::string, std::int64_t>, double> g_warm_seconds;  // (rung, n): a warm call's seconds
+
+void record_warm_call(const std::string& rung, std::int64_t n, double seconds) {
+  std::lock_guard lock(g_warm_mutex);
+  g_warm_seconds[{rung, n}] = seconds;
+}
+
+double warm_call(const std::string& rung, std::int64_t n) {
+  std::lock_guard lock(g_warm_mutex);
+  const auto it = g_warm_seconds.find({rung, n});
+  return it == g_warm_seconds.end() ? 0 : it->second;
+}
+}  // namespace
+
+double estimated_gemm_call_seconds(const GemmRung& rung, std::int64_t n) {
+  constexpr std::int64_t kSecondSize = 2 * kProbeSize;
+  const double small = warm_call(rung.name, kProbeSize);
+  // A GPU call at n = 64 is its launch, which no n^3 scales.
+  if (small <= 0 || rung.threading == Threading::device || n <= kProbeSize) return 0;
+  const auto cube = [](double x) { return x * x * x; };
+  const double cubic = small * cube(static_cast<double>(n) / kProbeSize);
+  if (cubic < 0.01) return cubic;  // under the minimum time however it scales
+  if (warm_call(rung.name, kSecondSize) <= 0) {
+    const GemmVerification v = verify_gemm_rung(rung, cached_gemm_inputs(kSecondSize), true);
+    record_warm_call(rung.name, kSecondSize, v.verdict.ok ? v.warm_call_seconds : -1);
+  }
+  const double large = warm_call(rung.name, kSecondSize);
+  // Eight times the arithmetic took under four times as long: the calls are mostly their fixed
+  // cost (a fork-join, a dispatch, a Python round trip), and their difference, multiplied by
+  // (n / 128)^3, would make noise minutes. Not known then: such a rung is fast at any n.
+  if (large <= 0 || large < 4 * small) return 0;
+  // a + b n^3 through both calls.
+  const double per_cube = (large - small) / (cube(kSecondSize) - cube(kProbeSize));
+  const double fixed = std::max(0.0, small - per_cube * cube(kProbeSize));
+  return fixed + per_cube * cube(static_cast<double>(n));
+}
+
 const std::string& gemm_rung_unavailable_reason(const GemmRung& rung) {
   static std::mutex mutex;
   static std::map<std::string, std::string> reasons;
@@ -192,7 +242,8 @@ const std::string& gemm_rung_unavailable_reason(const GemmRung& rung) {
   const auto start = std::chrono::steady_clock::now();
   std::string reason = rung.unavailable_reason();
   if (reason.empty() && !machine_is_recorded()) {
-    const GemmVerification v = verify_gemm_rung(rung, cached_gemm_inputs(kProbeSize));
+    const GemmVerification v = verify_gemm_rung(rung, cached_gemm_inputs(kProbeSize), true);
+    if (v.verdict.ok) record_warm_call(rung.name, kProbeSize, v.warm_call_seconds);
     if (!v.verdict.ok) {
       const std::string& why = v.verdict.message;
       reason = fmt::format("a real call at n = {} failed: {}", kProbeSize, why.substr(0, why.find('\n')));

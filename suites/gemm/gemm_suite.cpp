@@ -344,6 +344,7 @@ BenchmarkCase gemm_case(const GemmCase& g, const Ceilings* ceilings) {
   c.shared_memory_key = fmt::format("gemm inputs n={}", g.n);
   c.shared_memory_bytes = gemm_inputs_bytes(g.n);
   c.rung = g.rung->name;
+  c.call_seconds = estimated_gemm_call_seconds(*g.rung, g.n);
   c.body = [g, ceilings](benchmark::State& state) { run_gemm_case(state, g, ceilings); };
   return c;
 }

@@ -69,8 +69,10 @@ Verdict check_gemm_output(DType dtype, const GemmInputs& inputs, const float* c,
 struct GemmVerification {
   Verdict verdict;
   std::string label;  // the kernel's own label (e.g. the oneDNN implementation)
+  // The fastest warm call's seconds, its caches and any JIT or session warm (asked for: 0 otherwise).
+  double warm_call_seconds = 0;
 };
-GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& inputs);
+GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& inputs, bool time_a_warm_call = false);
 
 CaseAxes gemm_case_axes(const GemmRung& rung, std::int64_t n);
 
@@ -80,6 +82,13 @@ CaseAxes gemm_case_axes(const GemmRung& rung, std::int64_t n);
 // (Not 16: PyTorch's bf16 matmul below n = 17 rounds its sums to bf16, a path no case takes.)
 inline constexpr std::int64_t kProbeSize = 64;
 const std::string& gemm_rung_unavailable_reason(const GemmRung& rung);
+
+// One call's seconds at n, for --plan, from warm calls: a + b n^3 through the availability check's
+// second call at n = 64 and one at n = 128 (made here, once a rung, where the cubic alone from 64
+// exceeds 10 ms). 0: not known (a recorded machine, a GPU rung, an unchecked rung, calls mostly
+// their fixed cost). A rung whose working set leaves a cache between n = 128 and n runs slower
+// than this says (autovec at 4096: B streamed from DRAM).
+double estimated_gemm_call_seconds(const GemmRung& rung, std::int64_t n);
 // "<mechanism>: <summary>": the rung as --list and the context's rung/<rung> describe it.
 std::string gemm_rung_description(const GemmRung& rung);
 

@@ -1,0 +1,70 @@
+// --plan's estimate: what an earlier run's interleaved repetitions say a case costs, and what a
+// call longer than the minimum time costs a case.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "plan.hpp"
+
+namespace ladder {
+namespace {
+
+std::string write_run(const std::string& name, const std::string& benchmarks) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << R"({"context": {"ceilings_seconds": "3.5"}, "benchmarks": [)" << benchmarks << "]}";
+  return path.string();
+}
+
+TEST(Plan, AnEarlierRunCostsACaseByItsOwnSecondsOverTheFirstRoundsRepetitions) {
+  // Repetitions interleaved with another case's: case_busy_seconds is this case's own sum so far.
+  const std::string path = write_run("ladder-plan-history.json", R"(
+    {"run_name": "gemm/a/f32/n:8/real_time", "run_type": "iteration", "repetition_index": 0, "case_busy_seconds": 3.0},
+    {"run_name": "gemm/b/f32/n:8/real_time", "run_type": "iteration", "repetition_index": 0, "case_busy_seconds": 1.0},
+    {"run_name": "gemm/a/f32/n:8/real_time", "run_type": "iteration", "repetition_index": 1, "case_busy_seconds": 5.0},
+    {"run_name": "gemm/a/f32/n:8/real_time", "run_type": "aggregate", "repetition_index": 1, "case_busy_seconds": 99.0},
+    {"run_name": "gemm/a/f32/n:8/real_time", "run_type": "iteration", "repetition_index": 2, "case_busy_seconds": 7.0})");
+  const History history = read_history(path);
+  EXPECT_DOUBLE_EQ(history.ceilings_seconds, 3.5);
+  EXPECT_DOUBLE_EQ(history.case_cost("gemm/a/f32/n:8", 2), 5.0);   // its first round: two repetitions
+  EXPECT_DOUBLE_EQ(history.case_cost("gemm/a/f32/n:8", 6), 14.0);  // more than it had: its three scaled
+  EXPECT_DOUBLE_EQ(history.case_cost("gemm/b/f32/n:8", 1), 1.0);
+  EXPECT_DOUBLE_EQ(history.case_cost("gemm/c/f32/n:8", 1), 0);
+}
+
+TEST(Plan, AFileFromBeforeTheBusyCounterGivesNoHistory) {
+  // case_wall_seconds ran from a case's first call to its last: its neighbours' repetitions too.
+  const std::string path = write_run("ladder-plan-old.json", R"(
+    {"run_name": "gemm/a/f32/n:8/real_time", "run_type": "iteration", "repetition_index": 3, "case_wall_seconds": 260.0})");
+  EXPECT_DOUBLE_EQ(read_history(path).case_cost("gemm/a/f32/n:8", 4), 0);
+}
+
+TEST(Plan, ARepetitionIsGoogleBenchmarksSizingRunsUntilOneLastsTheMinimumTime) {
+  EXPECT_DOUBLE_EQ(repetition_seconds(2.0, 0.5), 2.0);         // one call outlasts it
+  EXPECT_NEAR(repetition_seconds(0.3, 0.5), 0.3 + 0.9, 1e-9);  // 1 iteration, then 3 (1.4 x 0.5 / 0.3)
+  const double small = repetition_seconds(1e-6, 0.5);          // ten times more a run, then aimed
+  EXPECT_GT(small, 0.5);
+  EXPECT_LT(small, 2 * 0.5);  // the last run aimed at 1.4 x, the runs before it a tenth each
+}
+
+TEST(Plan, ACaseWhoseCallOutlastsTheMinimumTimeIsCostedByItsCalls) {
+  MachineInfo machine;
+  machine.threads = 2;
+  PlanRequest request;
+  request.profile = "ladder";
+  request.repetitions = 4;
+  request.min_time_seconds = 0.5;
+  BenchmarkCase slow, fast;
+  slow.name = "gemm/slow/f32/n:4096";
+  slow.call_seconds = 20;
+  fast.name = "gemm/fast/f32/n:4096";
+  request.cases = {slow, fast};
+  const Plan plan = make_plan(machine, request);
+  // Four timed calls and the two verifications around them.
+  EXPECT_GE(plan.case_seconds.at(slow.name), 6 * 20);
+  EXPECT_LT(plan.case_seconds.at(slow.name), 6 * 20 + 5);
+  EXPECT_DOUBLE_EQ(plan.case_seconds.at(fast.name), prior_case_seconds(4, 0.5));
+}
+
+}  // namespace
+}  // namespace ladder
