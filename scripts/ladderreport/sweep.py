@@ -7,7 +7,7 @@ else "unexplained"."""
 import html
 import pathlib
 
-from .why import chain_reason, model_curve
+from .why import chain_reason, model_curve, spill_reason
 
 # A point further than this below the rate its model allows is flagged.
 SWEEP_FLAG_FACTOR = 2.0
@@ -67,6 +67,8 @@ def sweep_points(sweep):
                                     "walk down a column to the same few cache sets: conflict misses)")
                 elif chain:
                     point["why"] = chain
+                elif spills := spill_reason(sweep, rung):
+                    point["why"] = spills
                 else:
                     point["why"] = "unexplained"
             rows.append(point)

@@ -263,6 +263,38 @@ def chain_reason(machine, rung, rate):
             "the next element's chain overlapping its tail")
 
 
+# Stack accesses in a rung's hottest compiled loop named as a reason where they are at least this
+# share of its arithmetic: then they take load/store slots the loop's own operands need.
+SPILL_SHARE = 0.25
+
+
+def inner_loop(machine, rung):
+    """The rung's hottest compiled loop as the build read it (rung_inner_loop/<rung>, its fields named
+    by rung_inner_loop_fields), as a dict of ints; None where the run did not record it."""
+    fields = str(machine.context.get("rung_inner_loop_fields", "")).split(",")
+    values = str(machine.context.get(f"rung_inner_loop/{rung}", "")).split(",")
+    if len(fields) != len(values) or not values[0]:
+        return None
+    try:
+        return dict(zip(fields, map(int, values)))
+    except ValueError:
+        return None
+
+
+def spill_reason(machine, rung):
+    """Register spills counted in the rung's compiled inner loop (objdump at build), where its stack
+    loads and stores are at least SPILL_SHARE of its arithmetic; else ""."""
+    loop = inner_loop(machine, rung)
+    if not loop or not loop.get("arithmetic"):
+        return ""
+    loads, stores, arithmetic = loop.get("stack_loads", 0), loop.get("stack_stores", 0), loop["arithmetic"]
+    if loads + stores < SPILL_SHARE * arithmetic:
+        return ""
+    return (f"its compiled inner loop spills registers: {loads} loads from and {stores} stores to the stack beside "
+            f"{arithmetic} arithmetic instructions a pass ({loop.get('instructions', 0)} instructions; objdump of "
+            "the rung's object at build)")
+
+
 def within_noise(row, parent):
     """Whether the two rungs' times are closer than their repetitions' spread: their intervals of
     +-2 CV overlap (None where either has no CV: one repetition)."""
@@ -329,6 +361,8 @@ def why_missed(machine, row, previous):
         reasons.append(f"its loops' traffic bounds it: {row['traffic']}")
     if (chain := chain_reason(machine, row["rung"], row.get("rate"))) and row["measured"] < row["predicted"]:
         reasons.append(chain)
+    if (spills := spill_reason(machine, row["rung"])) and row["measured"] < row["predicted"]:
+        reasons.append(spills)
     if c.get("size") != p.get("size") and not reasons:
         reasons.append(f"the two rungs were measured at different sizes (n = {p['size']} and n = {c['size']})")
     # "Reaches x% of its roof" says how far it is, not why: no mechanism found is said as such.
