@@ -136,6 +136,37 @@ TEST_F(SmokeRun, ContextDescribesMachineBuildAndPeaks) {
   EXPECT_GT(all_cores, 0);
 }
 
+// What ran, as the software itself said: every rung that ran names the version of what it ran on,
+// and every CPU rung compiled in its own file its hottest loop as the build read it.
+TEST_F(SmokeRun, TheContextRecordsWhatEachRungThatRanRanOn) {
+  const auto& ctx = doc_["context"];
+  const std::map<std::string, std::vector<std::string>> needs = {
+      {"python", {"software/python"}},
+      {"numpy", {"software/numpy"}},
+      {"torch", {"software/torch"}},
+      {"torch-bf16", {"software/torch-bf16"}},
+      {"openblas", {"openblas_config", "openblas_core", "openblas_threads"}},
+      {"onednn", {"onednn_version", "onednn_isa"}},
+      {"onednn-bf16", {"onednn_version", "onednn_isa"}}};
+  std::set<std::string> ran;
+  for (const auto& b : doc_["benchmarks"]) {
+    const std::string name = b.value("run_name", "");
+    if (name.rfind("gemm/", 0) == 0) ran.insert(name.substr(5, name.find('/', 5) - 5));
+  }
+  ASSERT_FALSE(ran.empty());
+  for (const auto& [rung, keys] : needs) {
+    if (!ran.count(rung)) continue;
+    for (const auto& key : keys) EXPECT_TRUE(ctx.contains(key)) << rung << " ran without " << key;
+  }
+  EXPECT_EQ(ctx.value("rung_inner_loop_fields", ""), "instructions,arithmetic,stack_loads,stack_stores");
+  for (const char* rung : {"naive", "interchange", "tiled"}) {
+    ASSERT_TRUE(ctx.contains(std::string("rung_inner_loop/") + rung)) << rung;
+    const auto fields = split_text(ctx[std::string("rung_inner_loop/") + rung].get<std::string>(), ',');
+    ASSERT_EQ(fields.size(), 4u) << rung;
+    EXPECT_GT(std::stoi(fields[1]), 0) << rung << ": its loop does arithmetic";
+  }
+}
+
 // The names a context key lists, '|'-separated (mechanism_names, unit_names, profile_names).
 std::set<std::string> context_names(const nlohmann::json& ctx, const char* key) {
   const auto names = split_text(ctx.value(key, std::string()), '|');
