@@ -153,10 +153,19 @@ std::string Ceilings::level(double bytes_per_thread, int t) const {
 
 double Ceilings::dram_bandwidth(int t) const {
   const auto& plateaus = t > 1 ? plateaus_all_cores : plateaus_one_core;
+  const double triad = std::max(triad_bytes_per_second, triad_nt_bytes_per_second);
   for (const auto& p : plateaus)
-    if (p.level == "DRAM")
-      return t > 1 ? std::max({p.bytes_per_second, triad_bytes_per_second, triad_nt_bytes_per_second}) : p.bytes_per_second;
-  return plateaus.empty() ? triad_bytes_per_second : plateaus.back().bytes_per_second;
+    if (p.level == "DRAM") return t > 1 ? std::max(p.bytes_per_second, triad) : p.bytes_per_second;
+  // No DRAM plateau (a sweep that stopped in the last cache): never the last plateau alone, a
+  // cache's bandwidth 4-7x DRAM's. The triad's arrays are past the last-level cache: on all cores it
+  // is main memory's roof; for one core it bounds it from above, as does the last plateau.
+  if (plateaus.empty() || triad <= 0) return triad > 0 ? triad : (plateaus.empty() ? 0 : plateaus.back().bytes_per_second);
+  return t > 1 ? triad : std::min(triad, plateaus.back().bytes_per_second);
+}
+
+bool Ceilings::has_dram_plateau(int t) const {
+  const auto& plateaus = t > 1 ? plateaus_all_cores : plateaus_one_core;
+  return std::any_of(plateaus.begin(), plateaus.end(), [](const cache::Plateau& p) { return p.level == "DRAM"; });
 }
 
 std::vector<TheoreticalFigure> theoretical_figures(const MachineInfo& machine, double measured_clock_hz) {
@@ -332,8 +341,9 @@ std::string format_ceilings(const Ceilings& c) {
   out += fmt::format("  STREAM triad (f64, all cores): {:.1f} GB/s", c.triad_bytes_per_second / 1e9);
   if (c.triad_nt_bytes_per_second > 0)
     out += fmt::format("; with streaming stores {:.1f} GB/s", c.triad_nt_bytes_per_second / 1e9);
-  out += fmt::format("; main memory's roof {:.1f} GB/s (the best of these and the DRAM read plateau)\n",
-                     c.dram_bandwidth(c.threads) / 1e9);
+  out += fmt::format("; main memory's roof {:.1f} GB/s ({})\n", c.dram_bandwidth(c.threads) / 1e9,
+                     c.has_dram_plateau(c.threads) ? "the best of these and the DRAM read plateau"
+                                                   : "the best of these: the read sweep found no DRAM plateau");
   for (DType t : {DType::f32, DType::f64, DType::bf16})
     if (c.peak(t, c.threads) > 0)
       out += fmt::format("  ridge point {:<5} {:.1f} FLOP/byte (all-core peak / DRAM bandwidth)\n", dtype_name(t),

@@ -47,7 +47,9 @@ struct Ceilings {
   const cache::Plateau* holder(double bytes_per_thread, int threads) const;
   // Main memory's roof: the DRAM read plateau, or on all cores STREAM triad (with either kind of
   // store) where that is higher: reads alone may not fill the memory system that mixed traffic does.
+  // Without a DRAM plateau, the triad (for one core, the lower of it and the last plateau).
   double dram_bandwidth(int threads) const;
+  bool has_dram_plateau(int threads) const;
   // FLOP per byte where the compute roof meets the DRAM roof.
   double ridge_point(DType dtype, int threads) const { return peak(dtype, threads) / dram_bandwidth(threads); }
 };

@@ -210,6 +210,17 @@ TEST(Ceilings, BandwidthComesFromTheLevelHoldingTheWorkingSet) {
   EXPECT_DOUBLE_EQ(c.dram_bandwidth(2), 45e9);
   EXPECT_DOUBLE_EQ(c.bandwidth(1e9, 2), 45e9);
   EXPECT_DOUBLE_EQ(c.dram_bandwidth(1), 20e9);  // one core: its own read plateau
+  {
+    // A sweep that stopped in L3 (the quick profile's on a 32 MiB L3 found DRAM for one core only):
+    // main memory's roof is never L3's plateau (it was 214 GB/s where the triad gave 39.5).
+    Ceilings stopped = c;
+    std::erase_if(stopped.plateaus_all_cores, [](const cache::Plateau& p) { return p.level == "DRAM"; });
+    std::erase_if(stopped.plateaus_one_core, [](const cache::Plateau& p) { return p.level == "DRAM"; });
+    EXPECT_FALSE(stopped.has_dram_plateau(2));
+    EXPECT_DOUBLE_EQ(stopped.dram_bandwidth(2), 45e9);  // the triads'
+    EXPECT_DOUBLE_EQ(stopped.dram_bandwidth(1), 45e9);  // the lower of the triad and L3's 85
+    EXPECT_TRUE(c.has_dram_plateau(2));
+  }
   c.triad_bytes_per_second = c.triad_nt_bytes_per_second = 0;
   c.peaks.measurements = {{"avx512-fma", DType::f32, 2, 370e9}, {"avx512-fma", DType::f32, 1, 185e9}};
   EXPECT_DOUBLE_EQ(c.peak(DType::f32, 2), 370e9);
