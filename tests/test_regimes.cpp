@@ -87,6 +87,27 @@ TEST(Plateaus, LevelsThatLookAlikeMergeAndLonePointsAreDropped) {
   EXPECT_TRUE(cache::detect_plateaus({}, hierarchy(), 1).empty());
 }
 
+TEST(Plateaus, ARunPastTheStatedCachesThatLaterPointsFallBelowIsNotMainMemory) {
+  // The all-core sweep of a 2-vCPU VM told of one 32 MiB L3 (16 MiB a thread), as measured here
+  // (GB/s by bytes a thread): its two vCPUs sit on two host CCDs, so 16-23 MiB still read from L3.
+  const std::vector<std::pair<double, double>> measured = {{1 << 20, 264},   {1482880, 252.6},  {2 << 20, 213},   {2965760, 208},
+                                                           {4 << 20, 212.2}, {5931584, 200.6},  {8 << 20, 210.5}, {11863232, 185},
+                                                           {16 << 20, 161},  {23726528, 149.1}, {32 << 20, 87.9}, {47453120, 61},
+                                                           {64 << 20, 89.4}, {94906240, 71.9},  {128 << 20, 86.1}};
+  std::vector<cache::BandwidthPoint> points;
+  for (const auto& [bytes, gbs] : measured) points.push_back({static_cast<std::int64_t>(bytes), gbs * 1e9});
+  for (const auto& p : cache::detect_plateaus(points, hierarchy(), 2)) EXPECT_NE(p.level, "DRAM") << p.bytes_per_second;
+  // With a flat tail the tail is main memory, and only it.
+  points.push_back({180 << 20, 60e9});
+  points.push_back({256 << 20, 58e9});
+  points[12].bytes_per_second = 61e9, points[13].bytes_per_second = 59e9, points[14].bytes_per_second = 60e9;
+  const auto plateaus = cache::detect_plateaus(points, hierarchy(), 2);
+  ASSERT_FALSE(plateaus.empty());
+  EXPECT_EQ(plateaus.back().level, "DRAM");
+  EXPECT_NEAR(plateaus.back().bytes_per_second, 60e9, 2e9);
+  EXPECT_EQ(std::count_if(plateaus.begin(), plateaus.end(), [](const auto& p) { return p.level == "DRAM"; }), 1);
+}
+
 TEST(Regime, TheLargestLowerBoundDecides) {
   // 1 GFLOP on a 100 GFLOP/s machine: 10 ms; 1 MB at 10 GB/s: 0.1 ms; 1 us of call overhead.
   Regime compute = classify(1e9, 1e6, {100e9, 10e9, 1e-6});
