@@ -8,6 +8,7 @@ import html
 import pathlib
 
 from .why import chain_reason, model_curve, spill_reason
+from .slides import SLIDE_INCHES
 
 # A point further than this below the rate its model allows is flagged.
 SWEEP_FLAG_FACTOR = 2.0
@@ -153,7 +154,7 @@ def sweep_figure(machine, plt):
     points = sweep_points(sweep) if sweep else {}
     if not points:
         return None
-    fig, ax = plt.subplots(figsize=(10, 6))
+    fig, ax = plt.subplots(figsize=SLIDE_INCHES)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, (rung, rows) in enumerate(points.items()):
         colour = colours[i % len(colours)]
@@ -169,13 +170,13 @@ def sweep_figure(machine, plt):
     for level, size in cache_sizes(sweep):
         n = (size / 4) ** 0.5
         ax.axvline(n, color="grey", linestyle=":", linewidth=0.8)
-        ax.text(n, ax.get_ylim()[1], f" one matrix = {level}\n ({size // 1024:,} KiB)", fontsize=7, va="top", color="grey")
+        ax.text(n, ax.get_ylim()[1], f" one matrix\n = {level}\n ({size // 1024:,} KiB)", va="top", color="dimgrey")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("n (log)")
     ax.set_ylabel("GFLOP/s (log)")
-    ax.set_title(f"Rate against n on {machine.id}: measured (points) and the traffic model's bound (dashed); "
-                 f"ringed: more than {SWEEP_FLAG_FACTOR:g}x off the model", fontsize=9)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.005, 1.0), borderaxespad=0)
+    ax.set_title(f"Rate against n on {machine.id}: measured (points) and the traffic model's bound (dashed)\n"
+                 f"ringed in red: more than {SWEEP_FLAG_FACTOR:g}x off the model")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
     return fig
