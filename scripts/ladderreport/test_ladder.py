@@ -1,11 +1,12 @@
 """The ladder report: each rung's predicted and measured factor, and why a miss is a miss."""
 import json
+import re
 
 import pytest
 
 import report
 from ladderreport.ladder import cells, ladder_rows
-from ladderreport.testing import GPU_PARTS, RESULT, ladder_machine, run
+from ladderreport.testing import GPU_PARTS, LADDER, RESULT, ladder_machine, run
 
 
 def test_ladder_report_has_every_rung_with_its_factors(tmp_path, capsys):
@@ -30,7 +31,7 @@ def test_ladder_report_has_every_rung_with_its_factors(tmp_path, capsys):
         if len(cells) < 4 or not cells[3][:1].isdigit():
             continue
         # The n column: the size the row is at, and where it was measured elsewhere, that size.
-        measured_at = cells[3].split("from n = ")[-1].rstrip(")") if "extrapolated" in cells[3] else cells[3]
+        measured_at = re.search(r"from n = (\d+)", cells[3]).group(1) if "extrapolated" in cells[3] else cells[3]
         if (cells[0], f"n:{measured_at}") in errors:
             assert cells[-1] == f"{errors[(cells[0], f'n:{measured_at}')]:.1e}", line
             shown += 1
@@ -99,7 +100,8 @@ def test_the_ladder_keeps_the_registrys_order_whatever_the_files_order(tmp_path,
     (tmp_path / "shuffled.json").write_text(json.dumps(doc))
     out = tmp_path / "ladder.md"
     assert report.main(["ladder", str(tmp_path / "shuffled.json"), "--out", str(out)]) == 0
-    rows = [line.split("|")[1].strip() for line in out.read_text().splitlines() if line.startswith("| ") and "---" not in line]
+    first_table = out.read_text().split("\n| rung |", 1)[1].split("\n\n", 1)[0]
+    rows = ["rung"] + [line.split("|")[1].strip() for line in first_table.splitlines() if line.startswith("| ")]
     registry = doc["context"]["ladder_order"].split(",")
     ran = [r for r in registry if r in rows]
     assert rows[1:] == ran  # rows[0] is the header
@@ -352,10 +354,10 @@ def ladder_violations(machine):
 
 
 def test_the_newest_committed_ladder_run_reads_as_the_ladder_issue_asks():
-    machines, _ = report.load_machines([RESULT])
+    assert LADDER, "no committed ladder-profile run"
+    machines, _ = report.load_machines([LADDER])
     machine = machines[0]
-    if machine.context.get("profile") != "ladder" or not any(k.startswith("rung_model_rate/") for k in machine.context):
-        pytest.skip(f"{RESULT.name} is not a ladder run with model curves")
+    assert any(k.startswith("rung_model_rate/") for k in machine.context), f"{LADDER.name} has no model curves"
     assert ladder_violations(machine) == []
     rows = {r["rung"]: r for r in report.ladder_rows(machine)}
     # The predictions come from this run's probes, never a datasheet or an ISA's lane count.

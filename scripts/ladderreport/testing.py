@@ -23,6 +23,8 @@ _RUNS = sorted(p for p in (ROOT / "results").glob("*/*.json") if p.parent.name !
 RESULT = [p for p in _RUNS if "-gpu-" not in p.name and _profile(p) != "sweep"][-1]
 # The newest committed sweep-profile run, or None.
 SWEEP = ([p for p in _RUNS if _profile(p) == "sweep"] or [None])[-1]
+# The newest committed ladder-profile run, or None.
+LADDER = ([p for p in _RUNS if _profile(p) == "ladder"] or [None])[-1]
 GPU_PARTS = sorted((ROOT / "results").glob("*/*-gpu-*.json"))
 
 
