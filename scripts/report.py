@@ -23,6 +23,7 @@ import sys
 # One definition each of a usable number, a safe folder name, and how a file is read.
 from ladderreport.runs import safe_slug, warn
 from ladderreport.explain import explain, explain_model, model_ops
+from ladderreport.guide import GuideError, write_guide
 from ladderreport.ladder import ladder_csv, ladder_html, ladder_markdown, ladder_rows  # noqa: F401 (ladder_rows: tests)
 from ladderreport.machines import RESULTS, ROOT, Machine, gpu_view, load_machines, load_spec, regime_codes, regime_of  # noqa: F401
 from ladderreport.plots import ladder_figure, make_figures, render
@@ -161,8 +162,16 @@ def cmd_publish(args):
     write_tables(measured, specs, out / "results" / "tables", plots)
     for m in measured:
         write_ladder(m, out / "results" / safe_slug(m.id) / "ladder.md", plots)
+    # The teaching guide quotes the repository's own committed runs: remade from those alone.
+    if pathlib.Path(args.results).resolve() == RESULTS.resolve():
+        try:
+            write_guide(measured, ROOT / "docs" / "ladder.md", out / "docs" / "ladder.md")
+        except GuideError as e:
+            warn(str(e))
+            return 1
+    runs = sorted(pathlib.Path(p).name for m in measured for p in str(m.source).split(" + "))
     print(f"report: published {len(measured)} machine(s) into {out}: results/tables/, results/<machine-id>/ladder.*, "
-          f"plots/ (from: {', '.join(sorted(pathlib.Path(p).name for m in measured for p in str(m.source).split(' + ')))})")
+          f"docs/ladder.md's generated parts, plots/ (from: {', '.join(runs)})")
     return 0
 
 

@@ -6,6 +6,7 @@
 
 namespace ladder {
 
+// teach: begin (the lines docs/ladder.md shows)
 static void gemm_autovec(std::int64_t n, const float* __restrict a, const float* __restrict b, float* __restrict c) {
   for (std::int64_t i = 0; i < n; ++i) {
     float* __restrict c_row = c + i * n;
@@ -17,6 +18,7 @@ static void gemm_autovec(std::int64_t n, const float* __restrict a, const float*
     }
   }
 }
+// teach: end
 
 GemmRung autovec_rung() {
   GemmRung rung;

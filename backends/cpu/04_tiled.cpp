@@ -33,6 +33,7 @@ inline void block(std::int64_t n, const float* __restrict a, const float* __rest
     for (std::int64_t j = 0; j < cols; ++j) c[r * n + j] = (accumulate ? c[r * n + j] : 0.0f) + acc[r][j];
 }
 
+// teach: begin (the lines docs/ladder.md shows)
 template <std::int64_t Rows, std::int64_t Cols>
 inline void full_block(std::int64_t n, const float* __restrict a, const float* __restrict b, float* __restrict c,
                        std::int64_t depth, bool accumulate) {
@@ -48,6 +49,7 @@ inline void full_block(std::int64_t n, const float* __restrict a, const float* _
   for (std::int64_t r = 0; r < Rows; ++r)
     for (std::int64_t j = 0; j < Cols; ++j) c[r * n + j] = (accumulate ? c[r * n + j] : 0.0f) + acc[r][j];
 }
+// teach: end
 
 }  // namespace
 

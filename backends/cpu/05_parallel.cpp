@@ -21,6 +21,7 @@ GemmRung parallel_rung() {
   rung.traffic = gemm_tiled_traffic;
   rung.prepare = [](const GemmOperands& op) {
     return make_kernel([op] {
+// teach: begin (the lines docs/ladder.md shows)
 #pragma omp parallel
       {
         const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
@@ -30,6 +31,7 @@ GemmRung parallel_rung() {
         const std::int64_t end = std::min(op.n, strips * (t + 1) / threads * kTiledRows);
         if (begin < end) gemm_tiled_rows(op.n, op.a, op.b, op.c, begin, end);
       }
+      // teach: end
     });
   };
   return rung;

@@ -55,6 +55,7 @@ void micro_kernel(std::int64_t kc, const float* __restrict ap, const float* __re
   for (int r = 0; r < kMR; ++r)
 #pragma GCC unroll 4
     for (int v = 0; v < kNV; ++v) acc[r][v] = _mm256_setzero_ps();
+  // teach: begin (the lines docs/ladder.md shows)
   for (std::int64_t k = 0; k < kc; ++k) {
     __m256 b[kNV];
 #pragma GCC unroll 4
@@ -68,6 +69,7 @@ void micro_kernel(std::int64_t kc, const float* __restrict ap, const float* __re
     ap += kMR;
     bp += kNR;
   }
+  // teach: end
 #pragma GCC unroll 8
   for (int r = 0; r < kMR; ++r) {
     float* row = c + r * ldc;

@@ -45,6 +45,7 @@ void micro_kernel(std::int64_t kc, const float* __restrict ap, const float* __re
   for (int r = 0; r < kMR; ++r)
 #pragma GCC unroll 4
     for (int v = 0; v < kNV; ++v) acc[r][v] = _mm512_setzero_ps();
+  // teach: begin (the lines docs/ladder.md shows)
   for (std::int64_t k = 0; k < kc; ++k) {
     __m512 b[kNV];
 #pragma GCC unroll 4
@@ -58,6 +59,7 @@ void micro_kernel(std::int64_t kc, const float* __restrict ap, const float* __re
     ap += kMR;
     bp += kNR;
   }
+  // teach: end
 #pragma GCC unroll 16
   for (int r = 0; r < kMR; ++r) {
     float* row = c + r * ldc;

@@ -36,6 +36,7 @@ __global__ void __launch_bounds__(Tile::kThreads)
     const float4 bv = load4(b, n, k0 + Tile::b_row(t), blockIdx.x * Tile::kBlockN + Tile::b_col(t), vector_ok);
     *reinterpret_cast<float4*>(&b_slice[Tile::b_row(t)][Tile::b_col(t)]) = bv;
     __syncthreads();
+    // teach: begin (the lines docs/ladder.md shows)
 #pragma unroll
     for (int k = 0; k < Tile::kBlockK; ++k) {
       float a_frag[Tile::kPerThreadM], b_frag[Tile::kPerThreadN];
@@ -48,6 +49,7 @@ __global__ void __launch_bounds__(Tile::kThreads)
 #pragma unroll
         for (int j = 0; j < Tile::kPerThreadN; ++j) acc[i][j] += a_frag[i] * b_frag[j];
     }
+    // teach: end
     __syncthreads();
   }
 #pragma unroll

@@ -61,12 +61,14 @@ __global__ void __launch_bounds__(Tile::kThreads, 2)
           const float4 v = *reinterpret_cast<const float4*>(bs + (k4 + kk) * Tile::kStrideB + Tile::tile_col(t, j));
           b_cols[j] = v.x, b_cols[j + 1] = v.y, b_cols[j + 2] = v.z, b_cols[j + 3] = v.w;
         }
+        // teach: begin (the lines docs/ladder.md shows)
 #pragma unroll
         for (int i = 0; i < Tile::kPerThreadM; ++i) {
           const float a_ik = kk == 0 ? a_rows[i].x : kk == 1 ? a_rows[i].y : kk == 2 ? a_rows[i].z : a_rows[i].w;
 #pragma unroll
           for (int j = 0; j < Tile::kPerThreadN; ++j) acc[i][j] += a_ik * b_cols[j];
         }
+        // teach: end
       }
     }
   }

@@ -66,6 +66,7 @@ __device__ inline void mma_block(int n, const T* __restrict__ a, const T* __rest
     cuda::commit_copies();
     const T* a_slice = as + s % Tile::kStages * Tile::kSliceA;
     const T* b_slice = bs + s % Tile::kStages * Tile::kSliceB;
+    // teach: begin (the lines docs/ladder.md shows)
 #pragma unroll
     for (int k = 0; k < Tile::kBlockK; k += Tile::kFragment) {
       wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> a_frag[Tile::kFragmentsM];
@@ -81,6 +82,7 @@ __device__ inline void mma_block(int n, const T* __restrict__ a, const T* __rest
 #pragma unroll
         for (int fn = 0; fn < Tile::kFragmentsN; ++fn) wmma::mma_sync(acc[fm][fn], a_frag[fm], b_frag[fn], acc[fm][fn]);
     }
+    // teach: end
   }
 
   const int row0 = blockIdx.y * Tile::kBlockM, col0 = blockIdx.x * Tile::kBlockN;

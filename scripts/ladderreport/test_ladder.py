@@ -369,3 +369,24 @@ def test_the_newest_committed_ladder_run_reads_as_the_ladder_issue_asks():
     found = "\n".join(ladder_violations(machine))
     assert "autovec: a traffic model, and a regime not from it" in found
     assert "tiled: no parent" in found
+
+
+def test_the_teaching_guide_has_a_card_for_every_rung_of_the_chain_it_shows():
+    """docs/ladder.md: a generated card for every rung the committed ladder run measured, each
+    with its source's opening and its evidence; a block naming an unknown rung or machine is one
+    line, never a silent gap."""
+    import pathlib
+
+    from ladderreport.guide import BLOCK, GuideError, fill
+    guide = (pathlib.Path(report.ROOT) / "docs" / "ladder.md").read_text()
+    machines, _ = report.load_machines([LADDER])
+    machine = machines[0]
+    carded = {found.group(3).split()[0] for found in BLOCK.finditer(guide) if found.group(2) == "rung"}
+    measured = {r["rung"] for r in report.ladder_rows(machine) if r["rate"]}
+    assert measured <= carded, measured - carded
+    filled = fill(guide, [machine] + report.load_machines(GPU_PARTS)[0])
+    assert "**Evidence.** On `" in filled and "(the opening of [`backends/cpu/02_interchange.cpp`]" in filled
+    with pytest.raises(GuideError, match="no source file found for rung no-such-rung"):
+        fill(f"<!-- generated: rung no-such-rung {machine.id} -->\n<!-- end generated -->", [machine])
+    with pytest.raises(GuideError, match="names machine elsewhere"):
+        fill("<!-- generated: chain elsewhere -->\n<!-- end generated -->", [machine])

@@ -7,6 +7,7 @@ import time
 from array import array
 
 
+# teach: begin (the lines docs/ladder.md shows)
 def matmul(A, B, C, n):
     for i in range(n):
         for j in range(n):
@@ -14,6 +15,7 @@ def matmul(A, B, C, n):
             for k in range(n):
                 s += A[i][k] * B[k][j]
             C[i][j] = s
+# teach: end
 
 
 def read_matrix(path, n):
