@@ -6,11 +6,15 @@ hand and quotes no measured number. Kinds:
     chain MACHINE        the ladder as the machine's published run measured it, a row a rung
     rung RUNG MACHINE    one rung: its source's opening (what changed and why), the lines between
                          its `teach: begin` and `teach: end` markers, and its row of that run
+    sweep MACHINE        the machine's sweep run: each rung's rates over n against its model, and
+                         every point more than 2x off it with the mechanism the sweep shows
+    memory MACHINE       the GPU's device-memory and L2 bandwidths as its run measured them
 """
 import pathlib
 import re
 
 from .ladder import COMMON_SIZE, ladder_rows
+from .sweep import sweep_points
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BLOCK = re.compile(r"(<!-- generated: (\w+) ([^>]*?) -->\n)(.*?)(<!-- end generated -->)", re.S)
@@ -125,6 +129,43 @@ def rung_card(machine, rung):
     return "\n".join(parts)
 
 
+def sweep_summary(machine):
+    sweep = machine.sweep
+    points = sweep_points(sweep) if sweep else {}
+    if not points:
+        raise GuideError(f"docs/ladder.md: a 'sweep' block names {machine.id}, whose published runs have no sweep")
+    lines = [f"From {run_files(sweep)} (`{sweep.id}`, profile sweep):", ""]
+    for rung, rows in points.items():
+        rates = [p["rate"] / 1e9 for p in rows]
+        shares = [p["share"] for p in rows if p["share"]]
+        text = (f"- `{rung}`: {min(rates):.3g} to {max(rates):.3g} GFLOP/s over n = {rows[0]['n']} … {rows[-1]['n']}"
+                + (f", {100 * min(shares):.0f}–{100 * max(shares):.0f}% of its model" if shares else ""))
+        # The flagged points grouped by the mechanism named (its first clause; the report has the rest).
+        by_reason = {}
+        for p in rows:
+            if p["flag"]:
+                by_reason.setdefault(p["why"].split(":")[0], []).append(str(p["n"]))
+        if by_reason:
+            text += "; more than 2x off it: " + "; ".join(f"{reason} at n = {', '.join(ns)}" for reason, ns in by_reason.items())
+        lines.append(text)
+    return "\n".join(lines)
+
+
+def memory(machine):
+    ctx = machine.context
+
+    def tb(key):
+        value = float(ctx.get(key, 0) or 0)
+        return f"{value / 1e12:.2f} TB/s" if value else "not measured"
+
+    if not ctx.get("gpu_bandwidth_copy_bytes_per_second"):
+        raise GuideError(f"docs/ladder.md: a 'memory' block names {machine.id}, whose run measured no GPU memory")
+    return (f"On {ctx.get('gpu_name', 'the GPU')} ({run_files(machine)}): device memory's copy "
+            f"{tb('gpu_bandwidth_copy_bytes_per_second')}, read {tb('gpu_bandwidth_read_bytes_per_second')}, write "
+            f"{tb('gpu_bandwidth_write_bytes_per_second')}, so its roof is {tb('gpu_bandwidth_memory_roof_bytes_per_second')}; "
+            f"L2's read {tb('gpu_bandwidth_l2_read_bytes_per_second')}.")
+
+
 def fill(template, machines):
     """The guide with every generated block remade; GuideError on a block it cannot fill."""
     by_id = {m.id: m for m in machines}
@@ -137,6 +178,10 @@ def fill(template, machines):
                              "which no published run is from")
         if kind == "chain":
             body = chain(machine)
+        elif kind == "sweep":
+            body = sweep_summary(machine)
+        elif kind == "memory":
+            body = memory(machine)
         elif kind == "rung" and len(args) == 2:
             body = rung_card(machine, args[0])
         else:
