@@ -384,7 +384,8 @@ def test_the_teaching_guide_has_a_card_for_every_rung_of_the_chain_it_shows():
     carded = {found.group(3).split()[0] for found in BLOCK.finditer(guide) if found.group(2) == "rung"}
     measured = {r["rung"] for r in report.ladder_rows(machine) if r["rate"]}
     assert measured <= carded, measured - carded
-    filled = fill(guide, [machine] + report.load_machines(GPU_PARTS)[0])
+    published, _ = report.load_machines(report.published_paths(report.RESULTS))
+    filled = fill(guide, published)
     assert "**Evidence.** On `" in filled and "(the opening of [`backends/cpu/02_interchange.cpp`]" in filled
     with pytest.raises(GuideError, match="no source file found for rung no-such-rung"):
         fill(f"<!-- generated: rung no-such-rung {machine.id} -->\n<!-- end generated -->", [machine])
