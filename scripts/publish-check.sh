@@ -16,7 +16,7 @@ while IFS= read -r f; do
   elif ! cmp -s "$f" "$scratch/$f"; then
     echo "publish-check: $f differs from what report.py publish makes from the committed runs"; bad=1
   fi
-done < <(git ls-files plots results/tables 'results/*/ladder.*' docs/ladder.md)
+done < <(git ls-files plots results/tables 'results/*/ladder.*' docs/ladder.md README.md)
 while IFS= read -r f; do
   git ls-files --error-unmatch "$f" >/dev/null 2>&1 || { echo "publish-check: report.py publish makes $f, which is not committed"; bad=1; }
 done < <(cd "$scratch" && find . -type f | sed 's|^\./||' | sort)

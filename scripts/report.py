@@ -166,12 +166,13 @@ def cmd_publish(args):
     if pathlib.Path(args.results).resolve() == RESULTS.resolve():
         try:
             write_guide(measured, ROOT / "docs" / "ladder.md", out / "docs" / "ladder.md")
+            write_guide(measured, ROOT / "README.md", out / "README.md", cards="docs/ladder.md")
         except GuideError as e:
             warn(str(e))
             return 1
     runs = sorted(pathlib.Path(p).name for m in measured for p in str(m.source).split(" + "))
     print(f"report: published {len(measured)} machine(s) into {out}: results/tables/, results/<machine-id>/ladder.*, "
-          f"docs/ladder.md's generated parts, plots/ (from: {', '.join(runs)})")
+          f"the generated parts of docs/ladder.md and README.md, plots/ (from: {', '.join(runs)})")
     return 0
 
 

@@ -1,7 +1,7 @@
-"""The teaching guide's generated parts (docs/ladder.md). Between `<!-- generated: KIND ARGS -->`
-and `<!-- end generated -->` stands what the committed runs and the rungs' own sources say, remade
-by report.py publish (publish-check fails on a stale one); the prose around them is written by
-hand and quotes no measured number. Kinds:
+"""The generated parts of the teaching guide (docs/ladder.md) and the front door (README.md).
+Between `<!-- generated: KIND ARGS -->` and `<!-- end generated -->` stands what the committed
+runs and the rungs' own sources say, remade by report.py publish (publish-check fails on a stale
+one); the prose around them is written by hand and quotes no measured number. Kinds:
 
     chain MACHINE        the ladder as the machine's published run measured it, a row a rung
     rung RUNG MACHINE    one rung: its source's opening (what changed and why), the lines between
@@ -98,7 +98,7 @@ def run_files(machine):
     return " + ".join(f"`{pathlib.Path(p).name}`" for p in str(machine.source).split(" + "))
 
 
-def chain(machine):
+def chain(machine, cards=""):
     rows = [r for r in ladder_rows(machine) if r["rate"]]
     lines = [f"From {run_files(machine)}, `{machine.id}`: every rung at n = {COMMON_SIZE} (a slow rung's time "
              "extrapolated from the size it ran at, marked *), its speedup over the rung it refines, and the "
@@ -109,7 +109,7 @@ def chain(machine):
         time = f"{r['seconds_at_size']:.4g} s" + (" *" if r["extrapolated"] else "")
         speedup = f"{r['measured']:.3g}x" if r["measured"] else ""
         share = f"{100 * r['peak_fraction']:.3g}%" if r["peak_fraction"] else ""
-        lines.append(f"| [`{r['rung']}`](#{r['rung']}) | {r['parent'] or ''} | {r['unit']} | {time} | "
+        lines.append(f"| [`{r['rung']}`]({cards}#{r['rung']}) | {r['parent'] or ''} | {r['unit']} | {time} | "
                      f"{r['rate'] / 1e9:.4g} | {speedup} | {share} | {r['regime'] or ''} |")
     return "\n".join(lines)
 
@@ -166,8 +166,9 @@ def memory(machine):
             f"L2's read {tb('gpu_bandwidth_l2_read_bytes_per_second')}.")
 
 
-def fill(template, machines):
-    """The guide with every generated block remade; GuideError on a block it cannot fill."""
+def fill(template, machines, cards=""):
+    """The page with every generated block remade (its chain linking each rung to its card in
+    `cards`, this page where empty); GuideError on a block it cannot fill."""
     by_id = {m.id: m for m in machines}
 
     def remade(found):
@@ -177,7 +178,7 @@ def fill(template, machines):
             raise GuideError(f"docs/ladder.md: a '{kind}' block names machine {args[-1] if args else '(none)'}, "
                              "which no published run is from")
         if kind == "chain":
-            body = chain(machine)
+            body = chain(machine, cards)
         elif kind == "sweep":
             body = sweep_summary(machine)
         elif kind == "memory":
@@ -191,7 +192,7 @@ def fill(template, machines):
     return BLOCK.sub(remade, template)
 
 
-def write_guide(machines, template_path, out_path):
+def write_guide(machines, template_path, out_path, cards=""):
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(fill(template_path.read_text(encoding="utf-8"), machines), encoding="utf-8")
+    out_path.write_text(fill(template_path.read_text(encoding="utf-8"), machines, cards), encoding="utf-8")
     return out_path
