@@ -11,6 +11,9 @@
   report.py compare A B               two runs: ratio of medians, 95% interval, verdict per case (exit 1: slower)
   report.py history MACHINE           chosen cases against commit and date, from every run of the machine
   report.py db [PATHS...]             every result into one SQLite file (report.py db --schema)
+  report.py bundle RUNS... --out F    runs and their machine records as one .tar.gz
+  report.py gather SOURCES...         folders of runs and bundles into results/<machine-id>/ (a machine id
+                                      already there with other hardware: refused, exit 1)
 
 PATHS are result files (Google Benchmark JSON written by ladderbench), machine folders under
 results/, or spec sheets under results/specs/; the default is all of results/. Files that cannot be
@@ -23,6 +26,7 @@ import sys
 # One definition each of a usable number, a safe folder name, and how a file is read.
 from ladderreport.runs import safe_slug, warn
 from ladderreport.explain import explain, explain_model, model_ops
+from ladderreport.fleet import bundle, gather, report_gather
 from ladderreport.guide import GuideError, write_guide
 from ladderreport.ladder import ladder_csv, ladder_html, ladder_markdown, ladder_rows  # noqa: F401 (ladder_rows: tests)
 from ladderreport.machines import RESULTS, ROOT, Machine, gpu_view, load_machines, load_spec, regime_codes, regime_of  # noqa: F401
@@ -176,6 +180,20 @@ def cmd_publish(args):
     return 0
 
 
+def cmd_bundle(args):
+    try:
+        count = bundle(args.runs, args.out)
+    except ValueError as e:
+        warn(str(e))
+        return 2
+    print(f"report: bundled {count} run(s) into {args.out}")
+    return 0
+
+
+def cmd_gather(args):
+    return report_gather(*gather(args.sources, args.into))
+
+
 def number_in(parse, low, high, what):
     """An argparse type: `parse` of the text, with low < value <= high (NaN never is), else one line."""
     def check(text):
@@ -262,6 +280,17 @@ def main(argv=None):
     p.add_argument("--out", default=str(RESULTS / "ladderbench.sqlite"), help="the database file (replaced)")
     p.add_argument("--schema", action="store_true", help="print the schema and exit")
     p.set_defaults(func=lambda a: __import__("ladderreport.db", fromlist=["cmd_db"]).cmd_db(a), results_root=RESULTS)
+
+    p = sub.add_parser("bundle", help="runs and their machine records as one .tar.gz, for report.py gather elsewhere")
+    p.add_argument("runs", nargs="+", help="result files")
+    p.add_argument("--out", required=True, help="the bundle to write (.tar.gz)")
+    p.set_defaults(func=cmd_bundle)
+
+    p = sub.add_parser("gather", help="folders of runs (a cluster's shared results) and bundles into results/<machine-id>/; "
+                                      "a machine id already there with other hardware is refused (exit 1)")
+    p.add_argument("sources", nargs="+", help="folders holding <machine-id>/*.json or *.json, bundles, result files")
+    p.add_argument("--into", default=str(RESULTS), help="the results tree to merge into (default: results/)")
+    p.set_defaults(func=cmd_gather)
 
     args = parser.parse_args(argv)
     try:
