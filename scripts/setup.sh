@@ -3,7 +3,7 @@
 # and Ubuntu 22.04 and 24.04; then the report tools' Python packages in .venv/. Run by run.sh and
 # test.sh; needs root (or sudo) only when something must be installed.
 #   scripts/setup.sh              what building and running need
-#   scripts/setup.sh --for-tests  also what only the tests use (a browser for the report page)
+#   scripts/setup.sh --for-tests  also what only the tests use (a browser for the report page, Slurm)
 # A required package that cannot be installed stops it with one line naming the package and the
 # command that would install it. An optional one that the distribution lacks is left out, and
 # the build leaves its backend out with the reason (the AUTO options).
@@ -38,6 +38,9 @@ if $for_tests; then
     ubuntu-*) echo "setup: no browser on $distribution (its chromium is a snap); the report page's browser test will be skipped" ;;
     *) optional+=(chromium) ;;
   esac
+  # A two-node Slurm cluster on one host for the fleet test (tests/fleet/slurm_cluster.sh); the
+  # daemons are started by the test alone, under a temporary prefix.
+  optional+=(munge slurmctld slurmd slurm-client)
 fi
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
