@@ -14,6 +14,7 @@
   report.py bundle RUNS... --out F    runs and their machine records as one .tar.gz
   report.py gather SOURCES...         folders of runs and bundles into results/<machine-id>/ (a machine id
                                       already there with other hardware: refused, exit 1)
+  report.py references --machine M --system S:P --out F   ReFrame references from a machine's runs
 
 PATHS are result files (Google Benchmark JSON written by ladderbench), machine folders under
 results/, or spec sheets under results/specs/; the default is all of results/. Files that cannot be
@@ -26,7 +27,7 @@ import sys
 # One definition each of a usable number, a safe folder name, and how a file is read.
 from ladderreport.runs import safe_slug, warn
 from ladderreport.explain import explain, explain_model, model_ops
-from ladderreport.fleet import bundle, gather, report_gather
+from ladderreport.fleet import bundle, gather, report_gather, write_references
 from ladderreport.guide import GuideError, write_guide
 from ladderreport.ladder import ladder_csv, ladder_html, ladder_markdown, ladder_rows  # noqa: F401 (ladder_rows: tests)
 from ladderreport.machines import RESULTS, ROOT, Machine, gpu_view, load_machines, load_spec, regime_codes, regime_of  # noqa: F401
@@ -194,6 +195,16 @@ def cmd_gather(args):
     return report_gather(*gather(args.sources, args.into))
 
 
+def cmd_references(args):
+    try:
+        runs, cases = write_references(args.results, args.machine, args.system, args.out, args.floor)
+    except ValueError as e:
+        warn(str(e))
+        return 2
+    print(f"report: {cases} references for {args.system} from {runs} run(s) of {args.machine} into {args.out}")
+    return 0
+
+
 def number_in(parse, low, high, what):
     """An argparse type: `parse` of the text, with low < value <= high (NaN never is), else one line."""
     def check(text):
@@ -291,6 +302,16 @@ def main(argv=None):
     p.add_argument("sources", nargs="+", help="folders holding <machine-id>/*.json or *.json, bundles, result files")
     p.add_argument("--into", default=str(RESULTS), help="the results tree to merge into (default: results/)")
     p.set_defaults(func=cmd_gather)
+
+    p = sub.add_parser("references", help="ReFrame references for one system:partition from one machine's runs "
+                                          "(fleet/reframe/ladderbench_check.py reads them)")
+    p.add_argument("--machine", required=True, help="the machine id whose runs (results/<id>/*.json) set them")
+    p.add_argument("--system", required=True, help="the ReFrame system:partition they are for")
+    p.add_argument("--results", default=str(RESULTS), help="the results tree (default: results/)")
+    p.add_argument("--out", required=True, help="the references file (JSON; other systems' entries are kept)")
+    p.add_argument("--floor", type=number_in(float, 0, 0.5, "--floor"), default=0.10,
+                   help="the least tolerance below the reference, as a fraction (default 0.10; at most 0.5)")
+    p.set_defaults(func=cmd_references)
 
     args = parser.parse_args(argv)
     try:

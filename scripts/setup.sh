@@ -129,3 +129,11 @@ if $for_tests && ! cmp -s requirements-lint.txt "$venv/lint.installed"; then
   fi
   cp requirements-lint.txt "$venv/lint.installed"
 fi
+# ReFrame, pinned, for the fleet's regression test (without it that test is skipped, saying so).
+if $for_tests && ! cmp -s requirements-fleet.txt "$venv/fleet.installed"; then
+  if "$venv/bin/pip" install --quiet --disable-pip-version-check -r requirements-fleet.txt; then
+    cp requirements-fleet.txt "$venv/fleet.installed"
+  else
+    echo "setup: note: pip could not install requirements-fleet.txt (no network to PyPI?); the ReFrame tests will be skipped"
+  fi
+fi

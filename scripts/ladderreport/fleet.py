@@ -138,3 +138,68 @@ def report_gather(merged, skipped, conflicts):
     for line in conflicts:
         warn(line)
     return 1 if conflicts else 0
+
+
+# A reference's tolerance: three times the case's measured spread across the machine's runs (or
+# within its one run), never under REFERENCE_FLOOR (a shared node's run-to-run noise) nor over
+# REFERENCE_CEILING (beyond it a regression could hide).
+REFERENCE_FLOOR, REFERENCE_CEILING = 0.10, 0.50
+
+
+def perf_name(case):
+    """A case's name as a ReFrame performance variable (no ':', which ReFrame's output splits on)."""
+    return case.replace(":", "=")
+
+
+def case_values(doc):
+    """{case: (values of its repetitions, unit)}: GFLOP/s where the case counts FLOPs, else GB/s."""
+    found = {}
+    for b in doc.get("benchmarks", []):
+        if b.get("run_type") != "iteration" or b.get("error_occurred"):
+            continue
+        name = b.get("run_name", "").rsplit("/real_time", 1)[0].rsplit("/manual_time", 1)[0]
+        if b.get("flops"):
+            value, unit = b["flops"] / 1e9, "GFLOP/s"
+        elif b.get("bytes_per_second"):
+            value, unit = b["bytes_per_second"] / 1e9, "GB/s"
+        else:
+            continue
+        found.setdefault(name, ([], unit))[0].append(value)
+    return found
+
+
+def references(docs, floor=REFERENCE_FLOOR):
+    """{perf name: [value, -tolerance, None, unit]} from one machine's runs: the median of each
+    run's median, its tolerance from the spread (across runs where there are several)."""
+    from statistics import median, pstdev
+    per_case = {}
+    for doc in docs:
+        for case, (values, unit) in case_values(doc).items():
+            per_case.setdefault(case, ([], [], unit))
+            per_case[case][0].append(median(values))
+            if len(values) > 1 and median(values) > 0:
+                per_case[case][1].append(pstdev(values) / median(values))
+    table = {}
+    for case, (medians, within, unit) in sorted(per_case.items()):
+        value = median(medians)
+        spread = (pstdev(medians) / value if len(medians) > 1 and value else max(within, default=0))
+        tolerance = min(REFERENCE_CEILING, max(floor, 3 * spread))
+        table[perf_name(case)] = [round(value, 6), -round(tolerance, 3), None, unit]
+    return table
+
+
+def write_references(results, machine, system, out, floor=REFERENCE_FLOOR):
+    """Merge `system`'s references, from every run of `machine` under `results`, into `out`."""
+    folder = pathlib.Path(results) / machine
+    docs = []
+    for path in sorted(folder.glob("*.json")):
+        doc, error = read_run(path.read_bytes(), str(path))
+        if doc and doc["context"]["machine_id"] == machine:
+            docs.append(doc)
+    if not docs:
+        raise ValueError(f"no run of machine {machine} under {folder}")
+    out = pathlib.Path(out)
+    table = json.loads(out.read_text()) if out.exists() else {}
+    table[system] = references(docs, floor)
+    out.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
+    return len(docs), len(table[system])

@@ -65,3 +65,27 @@ def test_the_fingerprint_ignores_a_few_megabytes_of_memory_but_not_a_cpu():
     base = {"cpu_model": "AMD EPYC", "cpu_cores": "2", "memory_total_bytes": str(24 * 2 ** 30)}
     assert fingerprint(base) == fingerprint({**base, "memory_total_bytes": str(24 * 2 ** 30 - 5 * 2 ** 20)})
     assert fingerprint(base) != fingerprint({**base, "cpu_cores": "4"})
+
+
+def test_references_are_each_cases_median_with_a_tolerance_from_its_spread(tmp_path, capsys):
+    from ladderreport.fleet import references
+
+    def doc(*rates):
+        return {"benchmarks": [{"run_name": "gemm/naive/f32/n:512/real_time", "run_type": "iteration", "flops": r * 1e9}
+                               for r in rates] +
+                              [{"run_name": "stream/triad/f64/n:8/real_time", "run_type": "iteration", "bytes_per_second": 5e10},
+                               {"run_name": "overhead/empty-call/-/ops:1000", "run_type": "iteration", "seconds_per_op": 1e-9}]}
+    table = references([doc(10, 10, 10), doc(10, 10, 10)])
+    assert table["gemm/naive/f32/n=512"] == [10.0, -0.1, None, "GFLOP/s"]  # no spread: the floor
+    assert table["stream/triad/f64/n=8"][3] == "GB/s" and "overhead/empty-call/-/ops=1000" not in table
+    spread = references([doc(8, 8, 8), doc(12, 12, 12)])["gemm/naive/f32/n=512"]
+    assert spread[0] == 10.0 and spread[1] == -0.5  # 20% across runs, three times: capped at 50%
+    path, machine = a_run(tmp_path, "run.json")
+    (tmp_path / machine).mkdir()
+    path.rename(tmp_path / machine / "run.json")
+    code, out, _ = run(["references", "--machine", machine, "--system", "c:cpu", "--results", str(tmp_path),
+                        "--out", str(tmp_path / "refs.json"), "--floor", "0.2"], capsys)
+    assert code == 0, out
+    assert json.loads((tmp_path / "refs.json").read_text())["c:cpu"]
+    assert run(["references", "--machine", "nobody", "--system", "c:cpu", "--results", str(tmp_path),
+                "--out", str(tmp_path / "refs.json")], capsys)[0] == 2

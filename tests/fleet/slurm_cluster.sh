@@ -117,6 +117,17 @@ py=$root/.venv/bin/python
 "$py" "$root/scripts/report.py" tables "$db" --out "$prefix/tables" --no-plots >/dev/null || fail "tables from the gathered runs failed"
 grep -q "$(basename "$(dirname "${runs[0]}")")" "$prefix/tables/tables.md" || fail "the tables do not name the machine"
 
+# ReFrame's test of the suite through the squeue scheduler, on partition cpu (node n1).
+if [ -x "$root/.venv/bin/reframe" ]; then
+  TMPDIR=$prefix "$root/.venv/bin/reframe" -C "$root/fleet/reframe/settings.py" -c "$root/fleet/reframe/ladderbench_check.py" \
+    --system ladder-cluster:cpu -r -S exe="$build/ladderbench" -S rungs=naive,parallel -S sizes=256 \
+    --prefix "$prefix/reframe" >"$prefix/reframe.log" 2>&1 || fail "ReFrame through squeue failed: $(tail -n 30 "$prefix/reframe.log")"
+  grep -q "Job type: squeue\|PASSED" "$prefix/reframe.log" || fail "ReFrame did not pass: $(tail -n 30 "$prefix/reframe.log")"
+  echo "slurm_cluster: ReFrame's ladderbench check passed through the squeue scheduler on ladder-cluster:cpu"
+else
+  echo "slurm_cluster: note: no ReFrame in .venv; its squeue run left out"
+fi
+
 stop
 trap - EXIT
 leftover=$(pgrep -f "$prefix" || true)

@@ -1,0 +1,30 @@
+"""A ReFrame site configuration for ladderbench on a two-partition cluster (a CPU partition and a
+GPU partition, reached through Slurm's squeue scheduler: no accounting database needed; with
+slurmdbd, "slurm" works the same), and this machine alone ("local"). Change the partitions'
+names and access options to your cluster's."""
+
+site_configuration = {
+    "systems": [
+        {
+            "name": "ladder-cluster",
+            "descr": "a cluster with a CPU and a GPU partition",
+            "hostnames": [".*"],
+            "partitions": [
+                {"name": "cpu", "scheduler": "squeue", "launcher": "local", "access": ["-p cpu"],
+                 "environs": ["ladder"], "max_jobs": 4},
+                {"name": "gpu", "scheduler": "squeue", "launcher": "local", "access": ["-p gpu"],
+                 "environs": ["ladder"], "max_jobs": 4},
+            ],
+        },
+        {
+            "name": "local",
+            "descr": "this machine, no scheduler",
+            "hostnames": [".*"],
+            "partitions": [{"name": "default", "scheduler": "local", "launcher": "local", "environs": ["ladder"]}],
+        },
+    ],
+    "environments": [{"name": "ladder", "cc": "cc", "cxx": "c++"}],
+    # The run's output to the terminal only; performance logs and results are where --prefix puts them.
+    "logging": [{"handlers": [{"type": "stream", "name": "stdout", "level": "info", "format": "%(message)s"}],
+                 "handlers_perflog": []}],
+}
