@@ -15,6 +15,7 @@
   report.py gather SOURCES...         folders of runs and bundles into results/<machine-id>/ (a machine id
                                       already there with other hardware: refused, exit 1)
   report.py references --machine M --system S:P --out F   ReFrame references from a machine's runs
+  report.py site OUT                  a static site: machines, each one's ladder and ceilings, every pair compared
 
 PATHS are result files (Google Benchmark JSON written by ladderbench), machine folders under
 results/, or spec sheets under results/specs/; the default is all of results/. Files that cannot be
@@ -195,6 +196,17 @@ def cmd_gather(args):
     return report_gather(*gather(args.sources, args.into))
 
 
+def cmd_site(args):
+    from ladderreport.site import build_site
+    measured, _ = load_machines(published_paths(pathlib.Path(args.results)))
+    if not measured:
+        warn(f"no ladderbench result under {args.results}")
+        return 1
+    written = build_site(measured, args.results, args.out, write_ladder)
+    print(f"report: the site's {len(written)} files in {args.out}; open {pathlib.Path(args.out) / 'index.html'}")
+    return 0
+
+
 def cmd_references(args):
     try:
         runs, cases = write_references(args.results, args.machine, args.system, args.out, args.floor)
@@ -302,6 +314,12 @@ def main(argv=None):
     p.add_argument("sources", nargs="+", help="folders holding <machine-id>/*.json or *.json, bundles, result files")
     p.add_argument("--into", default=str(RESULTS), help="the results tree to merge into (default: results/)")
     p.set_defaults(func=cmd_gather)
+
+    p = sub.add_parser("site", help="a static site of the results: index of machines, each machine's ladder and ceilings, "
+                                    "every pair compared")
+    p.add_argument("out", help="the folder to write the site into")
+    p.add_argument("--results", default=str(RESULTS), help="the results tree (default: results/)")
+    p.set_defaults(func=cmd_site)
 
     p = sub.add_parser("references", help="ReFrame references for one system:partition from one machine's runs "
                                           "(fleet/reframe/ladderbench_check.py reads them)")

@@ -1,12 +1,11 @@
 """The tables (Markdown, CSV, HTML): measured and predicted cells, columns per device, marks."""
 import json
 import shutil
-import subprocess
 
 import pytest
 
 import report
-from ladderreport.testing import GPU_PARTS, HOSTILE_EDITS, RESULT, ROOT, hostile_copy, run
+from ladderreport.testing import GPU_PARTS, HOSTILE_EDITS, RESULT, ROOT, browser_view, hostile_copy, run
 
 
 def test_tables_put_measured_and_predicted_side_by_side(tmp_path, capsys):
@@ -132,37 +131,6 @@ def test_a_gpu_case_that_ran_throttled_is_marked(tmp_path, capsys):
     rows, _, cells = tables["gemm"]
     assert any("throttled: power cap" in c["text"] for c in cells[rows.index("cublas (f32)")])
     assert not any("throttled" in c["text"] for c in cells[rows.index("cublas-f16 (f16)")])
-
-
-# Run in the page after it loads: what a reader's browser made of it, left in the DOM for
-# --dump-dom to print.
-PAGE_CHECK = """<script>
-window.addEventListener("load", () => {
-  const found = {
-    tables: [...document.querySelectorAll("table")].map(t => t.rows.length),
-    images: [...document.images].map(i => [i.alt, i.complete && i.naturalWidth > 0]),
-    links: [...document.querySelectorAll("a[href]")].map(a => a.getAttribute("href")),
-  };
-  const pre = document.createElement("pre");
-  pre.id = "ladder-page-check";
-  pre.textContent = JSON.stringify(found);
-  document.body.appendChild(pre);
-});
-</script>"""
-
-
-def browser_view(chromium, page, tmp_path):
-    """{tables: rows each, images: [alt, loaded], links} as headless Chromium loaded `page`."""
-    import html
-    import re
-    copy = tmp_path / f"check-{page.parent.name}-{page.name}"
-    copy.write_text(page.read_text().replace("</body>", PAGE_CHECK + "</body>"))
-    result = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000",
-                             "--dump-dom", copy.as_uri()], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    found = re.search(r'<pre id="ladder-page-check">(.*?)</pre>', result.stdout, re.S)
-    assert found, f"{page}: the page's check never ran (a script error or no load event)\n{result.stderr[-2000:]}"
-    return json.loads(html.unescape(found.group(1)))
 
 
 def test_every_published_page_opens_in_headless_chromium_whole(tmp_path, capsys):

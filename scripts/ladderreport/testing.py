@@ -119,3 +119,36 @@ def ladder_machine(cases, context=None):
 def verdicts(path_a, path_b):
     rows, _ = compare.compare_runs(runs.load_run(path_a), runs.load_run(path_b))
     return {r["case"]: r for r in rows}
+
+
+# Run in the page after it loads: what a reader's browser made of it, left in the DOM for
+# --dump-dom to print.
+PAGE_CHECK = """<script>
+window.addEventListener("load", () => {
+  const found = {
+    tables: [...document.querySelectorAll("table")].map(t => t.rows.length),
+    images: [...document.images].map(i => [i.alt, i.complete && i.naturalWidth > 0]),
+    links: [...document.querySelectorAll("a[href]")].map(a => a.getAttribute("href")),
+  };
+  const pre = document.createElement("pre");
+  pre.id = "ladder-page-check";
+  pre.textContent = JSON.stringify(found);
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+def browser_view(chromium, page, tmp_path):
+    """{tables: rows each, images: [alt, loaded], links} as headless Chromium loaded `page`."""
+    import html
+    import re
+    import subprocess
+    copy = tmp_path / f"check-{page.parent.name}-{page.name}"
+    text = page.read_text()
+    copy.write_text(text.replace("</body>", PAGE_CHECK + "</body>") if "</body>" in text else text + PAGE_CHECK)
+    result = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000",
+                             "--dump-dom", copy.as_uri()], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    found = re.search(r'<pre id="ladder-page-check">(.*?)</pre>', result.stdout, re.S)
+    assert found, f"{page}: the page's check never ran (a script error or no load event)\n{result.stderr[-2000:]}"
+    return json.loads(html.unescape(found.group(1)))
