@@ -158,12 +158,13 @@ TEST_F(SmokeRun, TheContextRecordsWhatEachRungThatRanRanOn) {
     if (!ran.count(rung)) continue;
     for (const auto& key : keys) EXPECT_TRUE(ctx.contains(key)) << rung << " ran without " << key;
   }
-  EXPECT_EQ(ctx.value("rung_inner_loop_fields", ""), "instructions,arithmetic,stack_loads,stack_stores");
+  EXPECT_EQ(ctx.value("rung_inner_loop_fields", ""), "instructions,arithmetic,stack_loads,stack_stores,flops");
   for (const char* rung : {"naive", "interchange", "tiled"}) {
     ASSERT_TRUE(ctx.contains(std::string("rung_inner_loop/") + rung)) << rung;
     const auto fields = split_text(ctx[std::string("rung_inner_loop/") + rung].get<std::string>(), ',');
-    ASSERT_EQ(fields.size(), 4u) << rung;
+    ASSERT_EQ(fields.size(), 5u) << rung;
     EXPECT_GT(std::stoi(fields[1]), 0) << rung << ": its loop does arithmetic";
+    EXPECT_GT(std::stoi(fields[4]), 0) << rung << ": its loop does FLOPs";
   }
 }
 

@@ -422,10 +422,11 @@ std::vector<std::pair<std::string, std::string>> build_context() {
   ctx.emplace_back("build_type", LADDER_BUILD_TYPE);
   ctx.emplace_back("cxx_flags", LADDER_CXX_FLAGS);
   ctx.emplace_back("rung_flags", LADDER_RUNG_FLAGS);
-  ctx.emplace_back("rung_inner_loop_fields", "instructions,arithmetic,stack_loads,stack_stores");
+  ctx.emplace_back("rung_inner_loop_fields", "instructions,arithmetic,stack_loads,stack_stores,flops");
   for (const InnerLoop& loop : inner_loops())
-    ctx.emplace_back(fmt::format("rung_inner_loop/{}", loop.rung),
-                     fmt::format("{},{},{},{}", loop.instructions, loop.arithmetic, loop.stack_loads, loop.stack_stores));
+    ctx.emplace_back(
+        fmt::format("rung_inner_loop/{}", loop.rung),
+        fmt::format("{},{},{},{},{}", loop.instructions, loop.arithmetic, loop.stack_loads, loop.stack_stores, loop.flops));
   ctx.emplace_back("benchmark_library_version", LADDER_BENCHMARK_VERSION);
   ctx.emplace_back("fmt_version", fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100));
   ctx.emplace_back("openmp_version", std::to_string(_OPENMP));

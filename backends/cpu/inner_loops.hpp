@@ -12,6 +12,7 @@ struct InnerLoop {
   int arithmetic;    // its multiply-adds, multiplies, adds and dot products
   int stack_loads;   // its loads from the stack: values the registers could not hold
   int stack_stores;  // its stores to the stack
+  int flops;         // the FLOPs one pass of it does (a multiply-add 2 a lane; matrix units 0)
 };
 
 // Empty where the build found no Python or objdump. A rung whose kernel lives in another rung's

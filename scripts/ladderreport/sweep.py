@@ -7,7 +7,7 @@ else "unexplained"."""
 import html
 import pathlib
 
-from .why import chain_reason, model_curve, spill_reason
+from .why import chain_reason, iteration_reason, model_curve, spill_reason
 from .slides import SLIDE_INCHES
 
 # A point further than this below the rate its model allows is flagged.
@@ -70,6 +70,8 @@ def sweep_points(sweep):
                     point["why"] = chain
                 elif spills := spill_reason(sweep, rung):
                     point["why"] = spills
+                elif passes := iteration_reason(sweep, rung, rate, c.get("threads", 1)):
+                    point["why"] = passes
                 else:
                     point["why"] = "unexplained"
             rows.append(point)

@@ -76,3 +76,16 @@ def test_a_committed_sweep_run_is_kept_beside_its_machines_column_and_reported(t
     assert code == 0, err
     assert "Rate against n" in (tmp_path / "ladder.md").read_text()
     assert "Rate against n" in (tmp_path / "ladder.html").read_text()
+
+
+def test_a_loop_held_at_one_pass_a_cycle_is_named_from_its_compiled_loop_and_the_measured_clock():
+    # interchange on the Zen 5 VM: one scalar multiply-add (2 FLOP) a pass of its compiled loop, a
+    # 4.24 GHz clock: at most 8.48 GFLOP/s, against a model of its unit's 17 GFLOP/s.
+    loop = {"rung_inner_loop_fields": "instructions,arithmetic,stack_loads,stack_stores,flops",
+            "rung_inner_loop/interchange": "6,1,0,0,2", "cpu_clock_measured_hz": "4.24e9"}
+    m = sweep_machine({"interchange": {64: 8.1, 91: 8.0, 128: 2.0}}, model=17, context=loop)
+    points = {p["n"]: p for p in sweep_points(m)["interchange"]}
+    assert points[64]["why"].startswith("one pass of its loop a cycle") and "8.48 GFLOP/s" in points[64]["why"]
+    assert points[128]["why"] == "unexplained"  # a quarter of that bound: not held by it
+    del m.context["cpu_clock_measured_hz"]  # no measured clock: no bound claimed
+    assert all(p["why"] == "unexplained" for p in sweep_points(m)["interchange"])

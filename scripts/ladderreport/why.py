@@ -295,6 +295,26 @@ def spill_reason(machine, rung):
             "the rung's object at build)")
 
 
+# A loop within this factor of one pass a cycle is said to be held by it.
+ITERATION_NEAR = (0.75, 1.1)
+
+
+def iteration_reason(machine, rung, rate, threads=1):
+    """A one-core rung near one pass of its compiled inner loop a cycle: a core takes one loop
+    branch a cycle, so a loop doing F FLOP a pass runs at most F x the measured clock; else ""."""
+    loop = inner_loop(machine, rung)
+    clock = float(machine.context.get("cpu_clock_measured_hz", 0) or 0)
+    if not loop or not loop.get("flops") or not clock or not rate or threads != 1:
+        return ""
+    bound = loop["flops"] * clock
+    if not ITERATION_NEAR[0] <= rate / bound <= ITERATION_NEAR[1]:
+        return ""
+    return (f"one pass of its loop a cycle: its compiled inner loop does {loop['flops']} FLOP a pass in "
+            f"{loop.get('instructions', 0)} instructions (objdump of the rung's object at build), and a core takes one "
+            f"loop branch a cycle: {loop['flops']} x the measured clock {clock / 1e9:.3g} GHz = {bound / 1e9:.3g} GFLOP/s, "
+            f"of which it reaches {rate / bound:.0%}")
+
+
 def within_noise(row, parent):
     """Whether the two rungs' times are closer than their repetitions' spread: their intervals of
     +-2 CV overlap (None where either has no CV: one repetition)."""
@@ -363,6 +383,8 @@ def why_missed(machine, row, previous):
         reasons.append(chain)
     if (spills := spill_reason(machine, row["rung"])) and row["measured"] < row["predicted"]:
         reasons.append(spills)
+    if (passes := iteration_reason(machine, row["rung"], row.get("rate"), threads)) and row["measured"] < row["predicted"]:
+        reasons.append(passes)
     if c.get("size") != p.get("size") and not reasons:
         reasons.append(f"the two rungs were measured at different sizes (n = {p['size']} and n = {c['size']})")
     # "Reaches x% of its roof" says how far it is, not why: no mechanism found is said as such.
