@@ -178,15 +178,24 @@ void register_onednn(Registry& r) {
   r.context.emplace_back("onednn_isa", [] {
     onednn_cpu_engine();
     switch (dnnl::get_effective_cpu_isa()) {
-      case dnnl::cpu_isa::sse41: return std::string("sse41");
-      case dnnl::cpu_isa::avx: return std::string("avx");
-      case dnnl::cpu_isa::avx2: return std::string("avx2");
-      case dnnl::cpu_isa::avx2_vnni: return std::string("avx2_vnni");
-      case dnnl::cpu_isa::avx512_core: return std::string("avx512_core");
-      case dnnl::cpu_isa::avx512_core_vnni: return std::string("avx512_core_vnni");
-      case dnnl::cpu_isa::avx512_core_bf16: return std::string("avx512_core_bf16");
-      case dnnl::cpu_isa::avx512_core_amx: return std::string("avx512_core_amx");
-      default: return "oneDNN's cpu_isa " + std::to_string(static_cast<int>(dnnl::get_effective_cpu_isa()));
+      case dnnl::cpu_isa::sse41:
+        return std::string("sse41");
+      case dnnl::cpu_isa::avx:
+        return std::string("avx");
+      case dnnl::cpu_isa::avx2:
+        return std::string("avx2");
+      case dnnl::cpu_isa::avx2_vnni:
+        return std::string("avx2_vnni");
+      case dnnl::cpu_isa::avx512_core:
+        return std::string("avx512_core");
+      case dnnl::cpu_isa::avx512_core_vnni:
+        return std::string("avx512_core_vnni");
+      case dnnl::cpu_isa::avx512_core_bf16:
+        return std::string("avx512_core_bf16");
+      case dnnl::cpu_isa::avx512_core_amx:
+        return std::string("avx512_core_amx");
+      default:
+        return "oneDNN's cpu_isa " + std::to_string(static_cast<int>(dnnl::get_effective_cpu_isa()));
     }
   });
   r.context.emplace_back("onednn_version", [] {
