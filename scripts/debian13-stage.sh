@@ -33,7 +33,8 @@ scripts/debian13-root.sh build/debian13/root '
   . /etc/os-release && log "$PRETTY_NAME, $(nproc) cores"
   step setup scripts/setup.sh
   step build scripts/build.sh cpu-only
-  step build-tests cmake --build build/cpu-only -j "$(nproc)" --target ladder_unit_tests ladder_cli_tests
+  step build-tests cmake --build build/cpu-only -j "$(nproc)" --target ladder_unit_tests ladder_cli_tests tiled_avx2_object \
+    tiled_avx512_object
   build/cpu-only/ladderbench --list >build/debian13-stage-list.log 2>&1 || { cat build/debian13-stage-list.log >&2; exit 1; }
   grep -E "^(gemm/(openblas|onednn|torch|numpy)|model/torch(-compile)?) " build/debian13-stage-list.log | sed "s/^/debian13-stage: /"
   step smoke build/cpu-only/ladderbench --profile smoke --suite gemm,model --benchmark_min_time=0.001

@@ -14,6 +14,11 @@ import inner_loops  # noqa: E402
 
 
 def main(avx2, avx512):
+    missing = [path for path in (avx2, avx512) if not os.path.isfile(path)]
+    if missing:
+        print(f"check_spills: not built: {', '.join(missing)} (cmake --build: targets tiled_avx2_object, "
+              "tiled_avx512_object)", file=sys.stderr)
+        return 1
     failures = []
     spilled, fitted = inner_loops.hottest_loop(avx2), inner_loops.hottest_loop(avx512)
     for name, loop in (("AVX2", spilled), ("AVX-512", fitted)):
