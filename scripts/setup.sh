@@ -38,9 +38,9 @@ if $for_tests; then
     ubuntu-*) echo "setup: no browser on $distribution (its chromium is a snap); the report page's browser test will be skipped" ;;
     *) optional+=(chromium) ;;
   esac
-  # A two-node Slurm cluster on one host for the fleet test (tests/fleet/slurm_cluster.sh); the
-  # daemons are started by the test alone, under a temporary prefix.
-  optional+=(munge slurmctld slurmd slurm-client)
+  # A two-node Slurm cluster on one host, with accounting, for the fleet test
+  # (tests/fleet/slurm_cluster.sh); its daemons are started by the test alone, under a temporary prefix.
+  optional+=(munge slurmctld slurmd slurm-client slurmdbd mariadb-server)
 fi
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

@@ -1,6 +1,7 @@
 """A ReFrame site configuration for ladderbench on a two-partition cluster (a CPU partition and a
-GPU partition, reached through Slurm's squeue scheduler: no accounting database needed; with
-slurmdbd, "slurm" works the same), and this machine alone ("local"). Change the partitions'
+GPU partition) reached through Slurm's squeue scheduler (no accounting database needed), the same
+through the "slurm" scheduler where the cluster has accounting (slurmdbd), and this machine alone
+("local"). Change the partitions'
 names and access options to your cluster's."""
 
 site_configuration = {
@@ -13,6 +14,19 @@ site_configuration = {
                 {"name": "cpu", "scheduler": "squeue", "launcher": "local", "access": ["-p cpu"],
                  "environs": ["ladder"], "max_jobs": 4},
                 {"name": "gpu", "scheduler": "squeue", "launcher": "local", "access": ["-p gpu"],
+                 "environs": ["ladder"], "max_jobs": 4},
+            ],
+        },
+        {
+            # The same partitions through Slurm's "slurm" scheduler, which polls job states with sacct
+            # (slurmdbd and its database needed).
+            "name": "ladder-cluster-accounting",
+            "descr": "the cluster above, with accounting",
+            "hostnames": [".*"],
+            "partitions": [
+                {"name": "cpu", "scheduler": "slurm", "launcher": "local", "access": ["-p cpu"],
+                 "environs": ["ladder"], "max_jobs": 4},
+                {"name": "gpu", "scheduler": "slurm", "launcher": "local", "access": ["-p gpu"],
                  "environs": ["ladder"], "max_jobs": 4},
             ],
         },

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # A real two-node Slurm cluster on this host, from Debian's packages (munge, slurmctld, two slurmd
-# as nodes n1 and n2, in partitions cpu and gpu), under a temporary prefix: the smoke profile
+# as nodes n1 and n2, in partitions cpu and gpu; with accounting, MariaDB and slurmdbd, where they
+# are installed), under a temporary prefix: the smoke profile
 # submitted to both through fleet/slurm/submit, a job that fails named with its node and reason
 # while the others' results stand, the shared folder gathered into a fresh results tree and its
-# tables published; then every daemon it started stopped by its PID. Exit 77 (skipped) where the
+# tables published, ReFrame's check through the squeue scheduler (and the slurm one, with
+# accounting); then every daemon it started stopped by its PID. Exit 77 (skipped) where the
 # packages are not installed (scripts/setup.sh --for-tests installs them).
 #
 #   tests/fleet/slurm_cluster.sh BUILD_DIR
@@ -18,11 +20,12 @@ prefix=$(mktemp -d /tmp/ladder-slurm.XXXXXX)
 chmod 755 "$prefix"
 pids=()
 stop() {
-  for pidfile in "$prefix"/slurmd-n1.pid "$prefix"/slurmd-n2.pid "$prefix"/slurmctld.pid "$prefix"/munge/munged.pid; do
+  for pidfile in "$prefix"/slurmd-n1.pid "$prefix"/slurmd-n2.pid "$prefix"/slurmctld.pid "$prefix"/slurmdbd.pid \
+    "$prefix"/mysql/mysqld.pid "$prefix"/munge/munged.pid; do
     [ -s "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null
   done
   sleep 1
-  for pidfile in "$prefix"/*.pid "$prefix"/munge/munged.pid; do
+  for pidfile in "$prefix"/*.pid "$prefix"/mysql/mysqld.pid "$prefix"/munge/munged.pid; do
     [ -s "$pidfile" ] && kill -9 "$(cat "$pidfile")" 2>/dev/null
   done
   rm -rf "$prefix"
@@ -32,6 +35,11 @@ fail() { echo "slurm_cluster: $*" >&2; tail -n 20 "$prefix"/log/*.log "$prefix"/
 
 # Ports out of the way of another cluster on this host and of a second copy of this test.
 base=$((20000 + RANDOM % 20000))
+# Accounting (MariaDB and slurmdbd) where both are installed: then ReFrame's "slurm" scheduler,
+# which reads job states with sacct, runs too.
+accounting=false
+command -v mariadbd >/dev/null && command -v mariadb-install-db >/dev/null && command -v slurmdbd >/dev/null &&
+  command -v sacctmgr >/dev/null && accounting=true
 mkdir -p "$prefix"/{munge,state,spool,log,shared}
 chmod 755 "$prefix/munge"
 head -c 1024 /dev/urandom >"$prefix/munge/munge.key"
@@ -59,7 +67,10 @@ SchedulerType=sched/builtin
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SlurmdParameters=config_overrides
-AccountingStorageType=accounting_storage/none
+$(if $accounting; then echo "AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+AccountingStoragePort=$((base + 3))
+AccountingStoragePass=$prefix/munge/munge.socket.2"; else echo "AccountingStorageType=accounting_storage/none"; fi)
 JobCompType=jobcomp/none
 JobAcctGatherType=jobacct_gather/none
 NodeName=n1 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((base + 1)) CPUs=2 State=UNKNOWN
@@ -71,6 +82,35 @@ export SLURM_CONF=$prefix/slurm.conf
 munged --key-file="$prefix/munge/munge.key" --socket="$prefix/munge/munge.socket.2" \
   --pid-file="$prefix/munge/munged.pid" --log-file="$prefix/log/munged.log" --seed-file="$prefix/munge/seed" --force ||
   fail "munged did not start"
+if $accounting; then
+  mkdir -p "$prefix/mysql/data"
+  mariadb-install-db --no-defaults --datadir="$prefix/mysql/data" --user=root --auth-root-authentication-method=normal \
+    --skip-test-db >"$prefix/log/mariadb-install.log" 2>&1 || fail "mariadb-install-db failed"
+  mariadbd --no-defaults --datadir="$prefix/mysql/data" --socket="$prefix/mysql/mysql.sock" --skip-networking \
+    --user=root --pid-file="$prefix/mysql/mysqld.pid" --log-error="$prefix/log/mariadb.log" >"$prefix/log/mariadb.out" 2>&1 &
+  for _ in $(seq 60); do [ -S "$prefix/mysql/mysql.sock" ] && break; sleep 0.5; done
+  [ -S "$prefix/mysql/mysql.sock" ] || fail "MariaDB did not start"
+  cat >"$prefix/slurmdbd.conf" <<DBD
+AuthType=auth/munge
+AuthInfo=socket=$prefix/munge/munge.socket.2
+DbdHost=localhost
+DbdPort=$((base + 3))
+SlurmUser=root
+StorageType=accounting_storage/mysql
+StorageHost=localhost
+StorageUser=root
+StorageLoc=ladder_acct
+PidFile=$prefix/slurmdbd.pid
+LogFile=$prefix/log/slurmdbd.log
+DBD
+  chmod 600 "$prefix/slurmdbd.conf"
+  # slurmdbd reads slurmdbd.conf beside SLURM_CONF; the MariaDB client library finds the server's
+  # socket through MYSQL_UNIX_PORT.
+  MYSQL_UNIX_PORT=$prefix/mysql/mysql.sock slurmdbd ||
+    fail "slurmdbd did not start"
+  for _ in $(seq 60); do sacctmgr -i add cluster ladder-test >/dev/null 2>&1 && break; sleep 0.5; done
+  sacctmgr -n -P list cluster format=cluster | grep -qx ladder-test || fail "sacctmgr could not add the cluster"
+fi
 slurmctld -f "$SLURM_CONF" || fail "slurmctld did not start"
 slurmd -f "$SLURM_CONF" -N n1 || fail "slurmd n1 did not start"
 slurmd -f "$SLURM_CONF" -N n2 || fail "slurmd n2 did not start"
@@ -124,6 +164,16 @@ if [ -x "$root/.venv/bin/reframe" ]; then
     --prefix "$prefix/reframe" >"$prefix/reframe.log" 2>&1 || fail "ReFrame through squeue failed: $(tail -n 30 "$prefix/reframe.log")"
   grep -q "Job type: squeue\|PASSED" "$prefix/reframe.log" || fail "ReFrame did not pass: $(tail -n 30 "$prefix/reframe.log")"
   echo "slurm_cluster: ReFrame's ladderbench check passed through the squeue scheduler on ladder-cluster:cpu"
+  if $accounting; then
+    TMPDIR=$prefix "$root/.venv/bin/reframe" -C "$root/fleet/reframe/settings.py" -c "$root/fleet/reframe/ladderbench_check.py" \
+      --system ladder-cluster-accounting:cpu -r -S exe="$build/ladderbench" -S rungs=naive,parallel -S sizes=256 \
+      --prefix "$prefix/reframe-slurm" >"$prefix/reframe-slurm.log" 2>&1 ||
+      fail "ReFrame through the slurm scheduler failed: $(tail -n 30 "$prefix/reframe-slurm.log")"
+    sacct -n -X -o jobname,state | grep -q "rfm_.*COMPLETED" || fail "sacct does not show ReFrame's job completed: $(sacct -X 2>&1)"
+    echo "slurm_cluster: and through the slurm scheduler, with accounting (MariaDB, slurmdbd): sacct shows its job"
+  else
+    echo "slurm_cluster: note: no MariaDB or slurmdbd here; ReFrame's slurm scheduler (it needs accounting) left out"
+  fi
 else
   echo "slurm_cluster: note: no ReFrame in .venv; its squeue run left out"
 fi
