@@ -391,3 +391,11 @@ def test_the_teaching_guide_has_a_card_for_every_rung_of_the_chain_it_shows():
         fill(f"<!-- generated: rung no-such-rung {machine.id} -->\n<!-- end generated -->", [machine])
     with pytest.raises(GuideError, match="names machine elsewhere"):
         fill("<!-- generated: chain elsewhere -->\n<!-- end generated -->", [machine])
+
+
+def test_each_run_a_published_ladder_report_comes_from_is_named_with_its_own_commit_and_profile():
+    import pathlib
+    for report_md in sorted((pathlib.Path(report.ROOT) / "results").glob("*/ladder.md")):
+        opening = next(line for line in report_md.read_text().splitlines() if line.startswith("From "))
+        files = opening.split(". C = A·B")[0].count(".json`")
+        assert files and opening.count("(git ") == files, (report_md, opening[:300])
