@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "../core/cpu_features.hpp"
@@ -177,26 +178,19 @@ void register_onednn(Registry& r) {
   // The ISA its JIT generates code for here, after LADDER_MAX_ISA's cap (the engine applies it).
   r.context.emplace_back("onednn_isa", [] {
     onednn_cpu_engine();
-    switch (dnnl::get_effective_cpu_isa()) {
-      case dnnl::cpu_isa::sse41:
-        return std::string("sse41");
-      case dnnl::cpu_isa::avx:
-        return std::string("avx");
-      case dnnl::cpu_isa::avx2:
-        return std::string("avx2");
-      case dnnl::cpu_isa::avx2_vnni:
-        return std::string("avx2_vnni");
-      case dnnl::cpu_isa::avx512_core:
-        return std::string("avx512_core");
-      case dnnl::cpu_isa::avx512_core_vnni:
-        return std::string("avx512_core_vnni");
-      case dnnl::cpu_isa::avx512_core_bf16:
-        return std::string("avx512_core_bf16");
-      case dnnl::cpu_isa::avx512_core_amx:
-        return std::string("avx512_core_amx");
-      default:
-        return "oneDNN's cpu_isa " + std::to_string(static_cast<int>(dnnl::get_effective_cpu_isa()));
-    }
+    using isa = dnnl::cpu_isa;
+    static constexpr std::pair<isa, const char*> kNames[] = {{isa::sse41, "sse41"},
+                                                             {isa::avx, "avx"},
+                                                             {isa::avx2, "avx2"},
+                                                             {isa::avx2_vnni, "avx2_vnni"},
+                                                             {isa::avx512_core, "avx512_core"},
+                                                             {isa::avx512_core_vnni, "avx512_core_vnni"},
+                                                             {isa::avx512_core_bf16, "avx512_core_bf16"},
+                                                             {isa::avx512_core_amx, "avx512_core_amx"}};
+    const isa effective = dnnl::get_effective_cpu_isa();
+    for (const auto& [value, name] : kNames)
+      if (value == effective) return std::string(name);
+    return "oneDNN's cpu_isa " + std::to_string(static_cast<int>(effective));
   });
   r.context.emplace_back("onednn_version", [] {
     const dnnl_version_t* v = dnnl_version();
