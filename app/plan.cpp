@@ -27,18 +27,22 @@ std::string short_duration(double seconds) { return seconds < 10 ? fmt::format("
 
 double prior_case_seconds(int repetitions, double min_time_seconds) { return repetitions * min_time_seconds * 1.3 + 0.2; }
 
-double repetition_seconds(double call_seconds, double min_time_seconds) {
+RepetitionRuns repetition_runs(double call_seconds, double min_time_seconds) {
   // Google Benchmark's sizing: one iteration, then up to ten times as many, aiming at 1.4 times
-  // the minimum time from the last run's time, until a run lasts the minimum time.
-  double iterations = 1, seconds = 0;
+  // the minimum time from the last run's time, until a run lasts the minimum time; later
+  // repetitions reuse that run's iterations.
+  RepetitionRuns runs;
+  double iterations = 1;
   for (int run = 0; run < 20; ++run) {
     const double run_seconds = iterations * call_seconds;
-    seconds += run_seconds;
+    runs.first_seconds += run_seconds;
+    runs.later_seconds = run_seconds;
+    ++runs.first_runs;
     if (run_seconds >= min_time_seconds) break;
     const double multiplier = run_seconds / min_time_seconds > 0.1 ? 1.4 * min_time_seconds / run_seconds : 10.0;
     iterations = std::max(iterations + 1, std::ceil(iterations * multiplier));
   }
-  return seconds;
+  return runs;
 }
 
 History read_history(const std::string& results_path) {
@@ -101,22 +105,26 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
   std::map<std::string, int> per_suite;
   int from_checks = 0;
   for (const auto& c : request.cases) {
-    // A case not measured before: the prior, what its rung's check took here (for a Python rung
-    // mostly its interpreter's start, which each case pays again), and what its suite timed of
-    // it (a model-sweep side's passes). A GEMM call's own time is not
-    // scaled up from the check's n = 64: there fixed costs dominate the fast rungs' calls, and
-    // the slow rungs outgrow the caches, so that the scaling errs both ways, by 10x.
-    const double check = c.rung.empty() ? 0 : rung_check_seconds(c.rung);
-    double seconds = prior + check + c.expected_seconds;
-    // Where the call's seconds are known, each repetition's runs as Google Benchmark sizes them,
+    // A case not measured before: the prior, or its calls where its suite estimated their
+    // seconds; each preparation of its rung; and what its suite timed of it (a model-sweep side's
+    // passes). Its rung's check ran while the cases were found, which the plan's own time covers.
+    // Each of Google Benchmark's calls of the case prepares its rung again (a Python rung starts
+    // its interpreter): the verification's, each sizing run's, each later repetition's.
+    const double prepare = c.rung.empty() ? 0 : rung_prepare_seconds(c.rung);
+    // Where the call's seconds are not known, sized as a call of a tenth of the minimum time.
+    const RepetitionRuns runs =
+        repetition_runs(c.call_seconds > 0 ? c.call_seconds : request.min_time_seconds / 10, request.min_time_seconds);
+    const int preparations = 1 + runs.first_runs + (request.repetitions - 1);
+    double seconds = prior + c.expected_seconds + preparations * prepare;
+    // Where the call's seconds are known, its repetitions' runs as Google Benchmark sizes them,
     // and two calls more: the verification before and after the timing.
     if (c.call_seconds > 0)
-      seconds = request.repetitions * repetition_seconds(c.call_seconds, request.min_time_seconds) + 2 * c.call_seconds + 0.2 +
-                check + c.expected_seconds;
+      seconds = runs.first_seconds + (request.repetitions - 1) * runs.later_seconds + 2 * c.call_seconds + 0.2 +
+                c.expected_seconds + preparations * prepare;
     if (const double earlier = history.case_cost(c.name, request.repetitions); earlier > 0) {
       seconds = earlier;  // the case's own seconds in the earlier run, its verification included
       ++from_history;
-    } else if (check > 0 || c.expected_seconds > 0 || c.call_seconds > 0) {
+    } else if (prepare > 0 || c.expected_seconds > 0 || c.call_seconds > 0) {
       ++from_checks;
     }
     plan.case_seconds[c.name] = seconds;  // the first round's
@@ -186,8 +194,8 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
                                    request.repetitions, request.repetitions == 1 ? "" : "s", request.min_time_seconds));
   if (from_checks > 0)
     plan.lines.push_back(
-        fmt::format("{:>32}{} of them also their rung's check here, their calls' seconds from two warm calls, or their "
-                    "suite's timed passes",
+        fmt::format("{:>32}{} of them also their calls' seconds from two warm calls, their rung's preparation as "
+                    "its check took, or their suite's timed passes",
                     "", from_checks));
   if (request.extra_rounds_share > 0)
     plan.lines.push_back(fmt::format("{:>32}and adaptive rounds of up to {:.0f}% more", "", 100 * request.extra_rounds_share));

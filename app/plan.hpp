@@ -15,9 +15,15 @@ namespace ladder {
 // Benchmark's sizing runs included), plus its verification.
 double prior_case_seconds(int repetitions, double min_time_seconds);
 
-// One repetition of a case whose call takes `call_seconds`: Google Benchmark's sizing runs and
-// the run that lasts the minimum time (a call longer than it: that call alone).
-double repetition_seconds(double call_seconds, double min_time_seconds);
+// The repetitions of a case whose call takes `call_seconds`, as Google Benchmark runs them: the
+// first, its sizing runs until one lasts the minimum time (a call longer than it: that call
+// alone); each later one, that last run's iterations once.
+struct RepetitionRuns {
+  double first_seconds = 0;
+  int first_runs = 0;
+  double later_seconds = 0;
+};
+RepetitionRuns repetition_runs(double call_seconds, double min_time_seconds);
 
 // What an earlier run of the same profile took, from its results file (read once): each case's
 // seconds after each repetition (case_busy_seconds, by repetition index), the ceilings' seconds

@@ -68,19 +68,19 @@ bool rung_requested(const SuiteRequest& request, const std::string& rung) {
 }
 
 namespace {
-std::mutex g_check_mutex;
-std::map<std::string, double> g_check_seconds;
+std::mutex g_prepare_mutex;
+std::map<std::string, double> g_prepare_seconds;
 }  // namespace
 
-void record_rung_check_seconds(const std::string& rung, double seconds) {
-  std::lock_guard lock(g_check_mutex);
-  g_check_seconds[rung] = seconds;
+void record_rung_prepare_seconds(const std::string& rung, double seconds) {
+  std::lock_guard lock(g_prepare_mutex);
+  g_prepare_seconds[rung] = seconds;
 }
 
-double rung_check_seconds(const std::string& rung) {
-  std::lock_guard lock(g_check_mutex);
-  const auto it = g_check_seconds.find(rung);
-  return it == g_check_seconds.end() ? 0 : it->second;
+double rung_prepare_seconds(const std::string& rung) {
+  std::lock_guard lock(g_prepare_mutex);
+  const auto it = g_prepare_seconds.find(rung);
+  return it == g_prepare_seconds.end() ? 0 : it->second;
 }
 
 namespace {

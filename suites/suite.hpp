@@ -54,7 +54,7 @@ struct BenchmarkCase {
   // the same key (a GEMM size's inputs and references): counted once per key.
   std::string shared_memory_key;
   double shared_memory_bytes = 0;
-  // The rung it runs, where its availability check was timed (rung_check_seconds).
+  // The rung it runs, where its preparation was timed (rung_prepare_seconds).
   std::string rung;
   // The suite's own estimate of the case's seconds beyond the minimum time, where it timed
   // something like it (a model-sweep side's pass, from the sweep's trim); 0: none.
@@ -179,12 +179,13 @@ std::vector<std::int64_t> large_array_sizes();
 void note_under_header(const std::string& note);
 std::vector<std::string> notes_under_header();
 
-// How long a rung's availability check took here: its real call, and for a Python rung the start
-// of its interpreter, which each of its cases pays again. --plan's estimate of a case not measured
-// before; 0 where no check was timed. Keyed by the rung's name ("torch"), which the model's
-// backends of the same name share.
-void record_rung_check_seconds(const std::string& rung, double seconds);
-double rung_check_seconds(const std::string& rung);
+// How long preparing the rung took at its availability check (a Python session's start, a
+// primitive's creation): what each of Google Benchmark's calls of its cases pays again before
+// timing, since a case prepares its rung in every call (every sizing run, every repetition).
+// --plan's estimate; 0 where none was timed. Keyed by the rung's name ("torch"), which the
+// model's backends of the same name share.
+void record_rung_prepare_seconds(const std::string& rung, double seconds);
+double rung_prepare_seconds(const std::string& rung);
 
 // Each timed run's counter of the seconds its case has run so far, its own calls only (its
 // verification, Google Benchmark's sizing runs, its iterations): repetitions run interleaved with

@@ -40,11 +40,41 @@ TEST(Plan, AFileFromBeforeTheBusyCounterGivesNoHistory) {
 }
 
 TEST(Plan, ARepetitionIsGoogleBenchmarksSizingRunsUntilOneLastsTheMinimumTime) {
-  EXPECT_DOUBLE_EQ(repetition_seconds(2.0, 0.5), 2.0);         // one call outlasts it
-  EXPECT_NEAR(repetition_seconds(0.3, 0.5), 0.3 + 0.9, 1e-9);  // 1 iteration, then 3 (1.4 x 0.5 / 0.3)
-  const double small = repetition_seconds(1e-6, 0.5);          // ten times more a run, then aimed
-  EXPECT_GT(small, 0.5);
-  EXPECT_LT(small, 2 * 0.5);  // the last run aimed at 1.4 x, the runs before it a tenth each
+  const RepetitionRuns long_call = repetition_runs(2.0, 0.5);  // one call outlasts it
+  EXPECT_DOUBLE_EQ(long_call.first_seconds, 2.0);
+  EXPECT_EQ(long_call.first_runs, 1);
+  EXPECT_DOUBLE_EQ(long_call.later_seconds, 2.0);
+  const RepetitionRuns aimed = repetition_runs(0.3, 0.5);  // 1 iteration, then 3 (1.4 x 0.5 / 0.3)
+  EXPECT_NEAR(aimed.first_seconds, 0.3 + 0.9, 1e-9);
+  EXPECT_EQ(aimed.first_runs, 2);
+  EXPECT_NEAR(aimed.later_seconds, 0.9, 1e-9);              // later repetitions reuse the last run's iterations
+  const RepetitionRuns small = repetition_runs(1e-6, 0.5);  // ten times more a run, then aimed
+  EXPECT_GT(small.first_seconds, 0.5);
+  EXPECT_LT(small.first_seconds, 2 * 0.5);  // the last run aimed at 1.4 x, the runs before it a tenth each
+  EXPECT_EQ(small.first_runs, 7);           // 1, 10, ..., 10^5 iterations, then 1.4 x 0.5 / 0.1 as many
+}
+
+TEST(Plan, ARungPreparedInEveryCallOfItsCasePaysItsPreparationInEachSizingRunAndRepetition) {
+  // A Python rung starts its interpreter whenever Google Benchmark calls its case.
+  record_rung_prepare_seconds("plan-test-session", 0.9);
+  MachineInfo machine;
+  machine.threads = 2;
+  PlanRequest request;
+  request.profile = "quick";
+  request.repetitions = 2;
+  request.min_time_seconds = 0.2;
+  BenchmarkCase session, plain;
+  session.name = "gemm/plan-test-session/f32/n:1024";
+  session.rung = "plan-test-session";
+  session.call_seconds = 0.01;
+  plain = session;
+  plain.name = "gemm/plan-test-plain/f32/n:1024";
+  plain.rung = "plan-test-plain";
+  request.cases = {session, plain};
+  const Plan plan = make_plan(machine, request);
+  // The verification, three sizing runs (1, 10, 28 calls of 10 ms), one more repetition.
+  ASSERT_EQ(repetition_runs(0.01, 0.2).first_runs, 3);
+  EXPECT_NEAR(plan.case_seconds.at(session.name) - plan.case_seconds.at(plain.name), (1 + 3 + 1) * 0.9, 1e-9);
 }
 
 TEST(Plan, ACaseWhoseCallOutlastsTheMinimumTimeIsCostedByItsCalls) {

@@ -170,7 +170,9 @@ GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& in, bo
   parallel_fill(c.data(), c.size(), std::numeric_limits<float>::quiet_NaN());
   GemmOperands op = operands(in, c.data());
   try {
+    const auto prepare_start = std::chrono::steady_clock::now();
     auto kernel = rung.prepare(op);
+    result.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - prepare_start).count();
     kernel->run();
     kernel->copy_output();
     result.label = kernel->label();
@@ -224,10 +226,11 @@ double estimated_gemm_call_seconds(const GemmRung& rung, std::int64_t n) {
     record_warm_call(rung.name, kSecondSize, v.verdict.ok ? v.warm_call_seconds : -1);
   }
   const double large = warm_call(rung.name, kSecondSize);
+  if (large <= 0) return 0;
   // Eight times the arithmetic took under four times as long: the calls are mostly their fixed
   // cost (a fork-join, a dispatch, a Python round trip), and their difference, multiplied by
-  // (n / 128)^3, would make noise minutes. Not known then: such a rung is fast at any n.
-  if (large <= 0 || large < 4 * small) return 0;
+  // (n / 128)^3, would make noise minutes. Such a rung is fast at any n: its fixed cost, at least.
+  if (large < 4 * small) return std::max(small, large);
   // a + b n^3 through both calls.
   const double per_cube = (large - small) / (cube(kSecondSize) - cube(kProbeSize));
   const double fixed = std::max(0.0, small - per_cube * cube(kProbeSize));
@@ -239,17 +242,17 @@ const std::string& gemm_rung_unavailable_reason(const GemmRung& rung) {
   static std::map<std::string, std::string> reasons;
   std::lock_guard lock(mutex);
   if (auto it = reasons.find(rung.name); it != reasons.end()) return it->second;
-  const auto start = std::chrono::steady_clock::now();
   std::string reason = rung.unavailable_reason();
   if (reason.empty() && !machine_is_recorded()) {
     const GemmVerification v = verify_gemm_rung(rung, cached_gemm_inputs(kProbeSize), true);
-    if (v.verdict.ok) record_warm_call(rung.name, kProbeSize, v.warm_call_seconds);
-    if (!v.verdict.ok) {
+    if (v.verdict.ok) {
+      record_warm_call(rung.name, kProbeSize, v.warm_call_seconds);
+      record_rung_prepare_seconds(rung.name, v.prepare_seconds);
+    } else {
       const std::string& why = v.verdict.message;
       reason = fmt::format("a real call at n = {} failed: {}", kProbeSize, why.substr(0, why.find('\n')));
     }
   }
-  record_rung_check_seconds(rung.name, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return reasons[rung.name] = reason;
 }
 

@@ -71,6 +71,8 @@ struct GemmVerification {
   std::string label;  // the kernel's own label (e.g. the oneDNN implementation)
   // The fastest warm call's seconds, its caches and any JIT or session warm (asked for: 0 otherwise).
   double warm_call_seconds = 0;
+  // What preparing the kernel took (a Python session's start, oneDNN's primitive, a packing).
+  double prepare_seconds = 0;
 };
 GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& inputs, bool time_a_warm_call = false);
 
@@ -85,8 +87,9 @@ const std::string& gemm_rung_unavailable_reason(const GemmRung& rung);
 
 // One call's seconds at n, for --plan, from warm calls: a + b n^3 through the availability check's
 // second call at n = 64 and one at n = 128 (made here, once a rung, where the cubic alone from 64
-// exceeds 10 ms). 0: not known (a recorded machine, a GPU rung, an unchecked rung, calls mostly
-// their fixed cost). A rung whose working set leaves a cache between n = 128 and n runs slower
+// exceeds 10 ms); where eight times the arithmetic took under four times as long (calls mostly
+// their fixed cost), the slower of the two: at least that at any n. 0: not known (a recorded
+// machine, a GPU rung, an unchecked rung). A rung whose working set leaves a cache between n = 128 and n runs slower
 // than this says (autovec at 4096: B streamed from DRAM).
 double estimated_gemm_call_seconds(const GemmRung& rung, std::int64_t n);
 // "<mechanism>: <summary>": the rung as --list and the context's rung/<rung> describe it.

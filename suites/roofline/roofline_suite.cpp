@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <chrono>
 #include <limits>
 #include <map>
 #include <memory>
@@ -13,6 +15,7 @@
 #include "roofs/regime.hpp"
 #include "core/buffer.hpp"
 #include "core/cpu_features.hpp"
+#include "core/machine.hpp"
 #include "roofline_kernels.hpp"
 
 namespace ladder {
@@ -96,6 +99,30 @@ void run_compiled(benchmark::State& state, const Sweep& sweep, std::int64_t n, i
   if (sum(buf.out.data(), n) != expected) state.SkipWithError("a call after timing left a wrong output (checksum)");
 }
 
+// One call's seconds over n elements at k, for --plan: a call over 64 Ki elements (in a core's
+// L2), scaled by n. Where k is small the arrays' own level is slower than that, but there the
+// calls are short and the minimum time decides the case. 0 on a recorded machine, not this one.
+template <class T>
+double estimated_call_seconds(const Sweep& sweep, std::int64_t n, int k) {
+  if (machine_is_recorded()) return 0;
+  constexpr std::int64_t kElements = 1 << 16;
+  AlignedBuffer<T> in(kElements), out(kElements);
+  std::fill(in.data(), in.data() + kElements, T{1});
+  double fastest = std::numeric_limits<double>::infinity();
+  // The fastest of ten: the first warms the caches; on a busy core a woken thread may wait for
+  // the scheduler's next tick (4 ms) in a few of them.
+  for (int call = 0; call < 10; ++call) {
+    const auto start = std::chrono::steady_clock::now();
+    if constexpr (sizeof(T) == 8) {
+      sweep.f64_kernel(in.data(), out.data(), kElements, k, 1.0, 1.0);
+    } else {
+      sweep.f32_kernel(in.data(), out.data(), kElements, k, 1.0f, 1.0f);
+    }
+    if (call > 0) fastest = std::min(fastest, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return fastest * static_cast<double>(n) / kElements;
+}
+
 void run_boxed(benchmark::State& state, std::int64_t n, int k) {
   SweepBuffers<double> input(n);
   roofline::BoxedSweep sweep(input.in.data(), n);
@@ -157,6 +184,8 @@ std::vector<BenchmarkCase> roofline_cases(const SuiteRequest& request) {
       if (smoke && k != 0 && k != 1 && k != 8) continue;
       BenchmarkCase c = case_with_axes({kRooflineSuite, sweep.rung, sweep.f64 ? "f64" : "f32", "k", k});
       c.memory_bytes = 2.0 * static_cast<double>(n) * static_cast<double>(element);
+      if (sweep.rung != "boxed")
+        c.call_seconds = sweep.f64 ? estimated_call_seconds<double>(sweep, n, k) : estimated_call_seconds<float>(sweep, n, k);
       const Ceilings* ceilings = request.ceilings;
       c.body = [sweep, n, k, element, ceilings](benchmark::State& state) {
         if (sweep.rung == "boxed") {
