@@ -27,12 +27,12 @@ std::string short_duration(double seconds) { return seconds < 10 ? fmt::format("
 
 double prior_case_seconds(int repetitions, double min_time_seconds) { return repetitions * min_time_seconds * 1.3 + 0.2; }
 
-RepetitionRuns repetition_runs(double call_seconds, double min_time_seconds) {
+RepetitionRuns repetition_runs(double call_seconds, double min_time_seconds, double batch_seconds) {
   // Google Benchmark's sizing: one iteration, then up to ten times as many, aiming at 1.4 times
   // the minimum time from the last run's time, until a run lasts the minimum time; later
   // repetitions reuse that run's iterations.
   RepetitionRuns runs;
-  double iterations = 1;
+  double iterations = call_seconds > 0 ? std::max(1.0, std::round(batch_seconds / call_seconds)) : 1;
   for (int run = 0; run < 20; ++run) {
     const double run_seconds = iterations * call_seconds;
     runs.first_seconds += run_seconds;
@@ -112,8 +112,8 @@ Plan make_plan(const MachineInfo& machine, const PlanRequest& request) {
     // its interpreter): the verification's, each sizing run's, each later repetition's.
     const double prepare = c.rung.empty() ? 0 : rung_prepare_seconds(c.rung);
     // Where the call's seconds are not known, sized as a call of a tenth of the minimum time.
-    const RepetitionRuns runs =
-        repetition_runs(c.call_seconds > 0 ? c.call_seconds : request.min_time_seconds / 10, request.min_time_seconds);
+    const RepetitionRuns runs = repetition_runs(c.call_seconds > 0 ? c.call_seconds : request.min_time_seconds / 10,
+                                                request.min_time_seconds, c.batch_seconds);
     const int preparations = 1 + runs.first_runs + (request.repetitions - 1);
     double seconds = prior + c.expected_seconds + preparations * prepare;
     // Where the call's seconds are known, its repetitions' runs as Google Benchmark sizes them,

@@ -16,14 +16,15 @@ namespace ladder {
 double prior_case_seconds(int repetitions, double min_time_seconds);
 
 // The repetitions of a case whose call takes `call_seconds`, as Google Benchmark runs them: the
-// first, its sizing runs until one lasts the minimum time (a call longer than it: that call
-// alone); each later one, that last run's iterations once.
+// first, its sizing runs from one call (or a batch of `batch_seconds`) until one lasts the
+// minimum time (a call longer than it: that call alone); each later one, that last run's
+// iterations once.
 struct RepetitionRuns {
   double first_seconds = 0;
   int first_runs = 0;
   double later_seconds = 0;
 };
-RepetitionRuns repetition_runs(double call_seconds, double min_time_seconds);
+RepetitionRuns repetition_runs(double call_seconds, double min_time_seconds, double batch_seconds = 0);
 
 // What an earlier run of the same profile took, from its results file (read once): each case's
 // seconds after each repetition (case_busy_seconds, by repetition index), the ceilings' seconds

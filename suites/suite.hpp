@@ -62,6 +62,10 @@ struct BenchmarkCase {
   // One timed call's estimated seconds, where the suite estimated it (0: none): --plan costs a case
   // whose call outlasts the minimum time by its calls.
   double call_seconds = 0;
+  // Where the case runs its calls in batches (a Python rung's calls of microseconds, about a
+  // millisecond of them a run), a batch's seconds: Google Benchmark's first sizing run lasts that
+  // long, not one call. 0: a call a run.
+  double batch_seconds = 0;
 };
 
 // What a run holds throughout: every shared allocation once.

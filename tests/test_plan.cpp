@@ -52,6 +52,8 @@ TEST(Plan, ARepetitionIsGoogleBenchmarksSizingRunsUntilOneLastsTheMinimumTime) {
   EXPECT_GT(small.first_seconds, 0.5);
   EXPECT_LT(small.first_seconds, 2 * 0.5);  // the last run aimed at 1.4 x, the runs before it a tenth each
   EXPECT_EQ(small.first_runs, 7);           // 1, 10, ..., 10^5 iterations, then 1.4 x 0.5 / 0.1 as many
+  // Batched to a millisecond a run, the first run is a millisecond: 1, 10, 100 ms, then aimed.
+  EXPECT_EQ(repetition_runs(1e-6, 0.5, 1e-3).first_runs, 4);
 }
 
 TEST(Plan, ARungPreparedInEveryCallOfItsCasePaysItsPreparationInEachSizingRunAndRepetition) {

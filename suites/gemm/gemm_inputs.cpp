@@ -173,18 +173,20 @@ GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& in, bo
     const auto prepare_start = std::chrono::steady_clock::now();
     auto kernel = rung.prepare(op);
     result.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - prepare_start).count();
+    result.calls_per_run = kernel->calls_per_run();
     kernel->run();
     kernel->copy_output();
     result.label = kernel->label();
-    // The fastest of up to five warm calls within 20 ms (at least one): a microsecond call's one
-    // hiccup would otherwise be its time.
+    // The fastest of up to five warm runs within 20 ms (at least one): a microsecond call's one
+    // hiccup would otherwise be its time. A run of a batching kernel makes calls_per_run calls.
     double spent = 0;
     for (int call = 0; time_a_warm_call && call < 5 && spent < 0.02; ++call) {
       const auto start = std::chrono::steady_clock::now();
       kernel->run();
       kernel->copy_output();  // a device call ends when its output is back
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      result.warm_call_seconds = call == 0 ? seconds : std::min(result.warm_call_seconds, seconds);
+      const double per_call = seconds / static_cast<double>(std::max<std::int64_t>(1, result.calls_per_run));
+      result.warm_call_seconds = call == 0 ? per_call : std::min(result.warm_call_seconds, per_call);
       spent += seconds;
     }
   } catch (const std::exception& e) {
@@ -200,6 +202,7 @@ GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& in, bo
 namespace {
 std::mutex g_warm_mutex;
 std::map<std::pair<std::string, std::int64_t>, double> g_warm_seconds;  // (rung, n): a warm call's seconds
+std::map<std::string, double> g_batch_seconds;                          // rung: its batch's seconds at n = 64
 
 void record_warm_call(const std::string& rung, std::int64_t n, double seconds) {
   std::lock_guard lock(g_warm_mutex);
@@ -217,7 +220,8 @@ double estimated_gemm_call_seconds(const GemmRung& rung, std::int64_t n) {
   constexpr std::int64_t kSecondSize = 2 * kProbeSize;
   const double small = warm_call(rung.name, kProbeSize);
   // A GPU call at n = 64 is its launch, which no n^3 scales.
-  if (small <= 0 || rung.threading == Threading::device || n <= kProbeSize) return 0;
+  if (small <= 0 || rung.threading == Threading::device) return 0;
+  if (n <= kProbeSize) return small;
   const auto cube = [](double x) { return x * x * x; };
   const double cubic = small * cube(static_cast<double>(n) / kProbeSize);
   if (cubic < 0.01) return cubic;  // under the minimum time however it scales
@@ -237,6 +241,12 @@ double estimated_gemm_call_seconds(const GemmRung& rung, std::int64_t n) {
   return fixed + per_cube * cube(static_cast<double>(n));
 }
 
+double estimated_gemm_batch_seconds(const GemmRung& rung) {
+  std::lock_guard lock(g_warm_mutex);
+  const auto it = g_batch_seconds.find(rung.name);
+  return it == g_batch_seconds.end() ? 0 : it->second;
+}
+
 const std::string& gemm_rung_unavailable_reason(const GemmRung& rung) {
   static std::mutex mutex;
   static std::map<std::string, std::string> reasons;
@@ -248,6 +258,10 @@ const std::string& gemm_rung_unavailable_reason(const GemmRung& rung) {
     if (v.verdict.ok) {
       record_warm_call(rung.name, kProbeSize, v.warm_call_seconds);
       record_rung_prepare_seconds(rung.name, v.prepare_seconds);
+      if (v.calls_per_run > 1) {
+        std::lock_guard batch_lock(g_warm_mutex);
+        g_batch_seconds[rung.name] = static_cast<double>(v.calls_per_run) * v.warm_call_seconds;
+      }
     } else {
       const std::string& why = v.verdict.message;
       reason = fmt::format("a real call at n = {} failed: {}", kProbeSize, why.substr(0, why.find('\n')));

@@ -345,6 +345,7 @@ BenchmarkCase gemm_case(const GemmCase& g, const Ceilings* ceilings) {
   c.shared_memory_bytes = gemm_inputs_bytes(g.n);
   c.rung = g.rung->name;
   c.call_seconds = estimated_gemm_call_seconds(*g.rung, g.n);
+  c.batch_seconds = estimated_gemm_batch_seconds(*g.rung);
   c.body = [g, ceilings](benchmark::State& state) { run_gemm_case(state, g, ceilings); };
   return c;
 }

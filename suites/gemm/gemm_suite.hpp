@@ -69,10 +69,12 @@ Verdict check_gemm_output(DType dtype, const GemmInputs& inputs, const float* c,
 struct GemmVerification {
   Verdict verdict;
   std::string label;  // the kernel's own label (e.g. the oneDNN implementation)
-  // The fastest warm call's seconds, its caches and any JIT or session warm (asked for: 0 otherwise).
+  // The fastest warm call's seconds, its caches and any JIT or session warm (asked for: 0 otherwise);
+  // of a batching kernel, its run's seconds over its calls.
   double warm_call_seconds = 0;
   // What preparing the kernel took (a Python session's start, oneDNN's primitive, a packing).
   double prepare_seconds = 0;
+  std::int64_t calls_per_run = 1;  // the kernel's batch (GemmKernel::calls_per_run)
 };
 GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& inputs, bool time_a_warm_call = false);
 
@@ -85,13 +87,15 @@ CaseAxes gemm_case_axes(const GemmRung& rung, std::int64_t n);
 inline constexpr std::int64_t kProbeSize = 64;
 const std::string& gemm_rung_unavailable_reason(const GemmRung& rung);
 
-// One call's seconds at n, for --plan, from warm calls: a + b n^3 through the availability check's
-// second call at n = 64 and one at n = 128 (made here, once a rung, where the cubic alone from 64
-// exceeds 10 ms); where eight times the arithmetic took under four times as long (calls mostly
-// their fixed cost), the slower of the two: at least that at any n. 0: not known (a recorded
-// machine, a GPU rung, an unchecked rung). A rung whose working set leaves a cache between n = 128 and n runs slower
-// than this says (autovec at 4096: B streamed from DRAM).
+// One call's seconds at n, for --plan, from warm calls: at most the availability check's call at
+// n = 64 where n is no larger; else a + b n^3 through that call and one at n = 128 (made here, once a rung, where the cubic alone
+// from 64 exceeds 10 ms); where eight times the arithmetic took under four times as long (calls mostly their fixed cost), the
+// slower of the two: at least that at any n. 0: not known (a recorded machine, a GPU rung, an unchecked rung). A rung whose
+// working set leaves a cache between n = 128 and n runs slower than this says (autovec at 4096: B streamed from DRAM).
 double estimated_gemm_call_seconds(const GemmRung& rung, std::int64_t n);
+// The seconds of a rung's batch of calls, where it runs several a run (a Python rung's calls of
+// microseconds, batched to about a millisecond), at the check's n = 64; 0 where it runs one.
+double estimated_gemm_batch_seconds(const GemmRung& rung);
 // "<mechanism>: <summary>": the rung as --list and the context's rung/<rung> describe it.
 std::string gemm_rung_description(const GemmRung& rung);
 
