@@ -233,6 +233,13 @@ struct GemmRung {
   // the compulsory bytes are modelled (a library's blocking is its own, a GPU's traffic is not
   // modelled, an interpreter's is its own data structures').
   std::function<std::vector<TrafficTerm>(std::int64_t n, int threads)> traffic = {};
+  // The block of C its fast path computes in registers, where the blocks at C's edges (n not a
+  // multiple of it) take a general path instead (context: rung_register_block/<rung>, "6x32"); 0
+  // where it has no such path (a library's, or edges padded into whole blocks).
+  struct RegisterBlock {
+    std::int64_t rows = 0, cols = 0;
+  };
+  RegisterBlock register_block = {};
   // Empty when the rung can run here; otherwise why not.
   std::function<std::string()> unavailable_reason = [] { return std::string(); };
   std::function<std::unique_ptr<GemmKernel>(const GemmOperands&)> prepare = {};

@@ -13,7 +13,7 @@ namespace ladder {
 namespace {
 
 constexpr std::int64_t kRows = kTiledRows;  // C rows per register block
-constexpr std::int64_t kCols = 32;          // C columns per register block: 2 × 16 f32 lanes
+constexpr std::int64_t kCols = kTiledCols;  // C columns per register block
 constexpr std::int64_t kDepth = 256;        // K block
 
 // c[0..rows)[0..cols) (+)= a[0..rows)[0..depth) · b[0..depth)[0..cols); all with row stride n.
@@ -87,6 +87,7 @@ GemmRung tiled_rung() {
   rung.parent = "autovec";
   rung.summary = "blocked for registers (6x32 C block) and cache (256-deep K), auto-vectorised, one core";
   rung.traffic = gemm_tiled_traffic;
+  rung.register_block = {kRows, kCols};
   rung.prepare = [](const GemmOperands& op) { return make_kernel([op] { gemm_tiled_rows(op.n, op.a, op.b, op.c, 0, op.n); }); };
   return rung;
 }

@@ -19,6 +19,7 @@ GemmRung parallel_rung() {
   rung.parent = "tiled";
   rung.summary = "the tiled kernel with C's rows split across all cores (OpenMP)";
   rung.traffic = gemm_tiled_traffic;
+  rung.register_block = {kTiledRows, kTiledCols};
   rung.prepare = [](const GemmOperands& op) {
     return make_kernel([op] {
 // teach: begin (the lines docs/ladder.md shows)

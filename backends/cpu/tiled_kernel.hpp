@@ -8,7 +8,8 @@
 
 namespace ladder {
 
-constexpr std::int64_t kTiledRows = 6;  // rows of C per register block: split work in these
+constexpr std::int64_t kTiledRows = 6;   // rows of C per register block: split work in these
+constexpr std::int64_t kTiledCols = 32;  // columns of C per register block: 2 × 16 f32 lanes
 
 // C[rows begin..end) = A[rows] · B, blocked for registers and cache (see 04_tiled.cpp).
 void gemm_tiled_rows(std::int64_t n, const float* a, const float* b, float* c, std::int64_t row_begin, std::int64_t row_end);

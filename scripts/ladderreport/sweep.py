@@ -2,8 +2,8 @@
 point set against the rate its rung's model allows on that machine (the program's
 rung_model_rate/<rung>: its unit's peak, its traffic at the measured bandwidth of the level holding
 each working set, its fixed cost). A point further than SWEEP_FLAG_FACTOR below its model is
-flagged, with the mechanism the sweep itself shows where it shows one (a cliff at a power of two),
-else "unexplained"."""
+flagged, with the mechanism the sweep itself shows where it shows one (a cliff at a power of two,
+a dip where C's edge blocks leave its register block), else "unexplained"."""
 import html
 import pathlib
 
@@ -14,6 +14,8 @@ from .slides import SLIDE_INCHES
 SWEEP_FLAG_FACTOR = 2.0
 # A power-of-two n is a cliff where its rate is below both neighbours' (n / sqrt 2, n * sqrt 2) by this.
 CLIFF_FACTOR = 1.5
+# A dip at an n whose edge blocks hold at least this share of the multiply-adds may be theirs.
+EDGE_SHARE = 0.05
 # Above its model by more than this share, the model's bound is wrong there (a bound cannot be beaten).
 ABOVE_MODEL = 1.10
 
@@ -41,6 +43,37 @@ def cliff(ran, n):
     return ((lo, r_lo), (hi, r_hi)) if rate * CLIFF_FACTOR <= min(r_lo, r_hi) else None
 
 
+def register_block(machine, rung):
+    """(rows, cols): the block of C the rung's fast path keeps in registers, whose edge blocks take a
+    general path (rung_register_block/<rung>, "6x32"); None where the run declares none."""
+    rows, _, cols = str(machine.context.get(f"rung_register_block/{rung}", "")).partition("x")
+    return (int(rows), int(cols)) if rows.isdigit() and cols.isdigit() and int(rows) and int(cols) else None
+
+
+def edge_share(n, block):
+    """The share of an n x n C (and so of the multiply-adds) outside whole register blocks."""
+    rows, cols = block
+    return 1 - (n // rows * rows) * (n // cols * cols) / (n * n)
+
+
+def edge_blocks(machine, rung, ran, n):
+    """A dip where C's edge blocks take the general path: at least EDGE_SHARE of n's multiply-adds
+    outside whole register blocks, and both measured neighbours, each with fewer at the edges, at
+    least CLIFF_FACTOR faster; else ""."""
+    block = register_block(machine, rung)
+    below, above = [m for m in ran if m < n], [m for m in ran if m > n]
+    if not block or not below or not above or edge_share(n, block) < EDGE_SHARE:
+        return ""
+    rate, share, (rows, cols) = ran[n]["flops"], edge_share(n, block), block
+    neighbours = (max(below), min(above))
+    if any(edge_share(m, block) >= share or ran[m]["flops"] < CLIFF_FACTOR * rate for m in neighbours):
+        return ""
+    seen = " and ".join(f"{ran[m]['flops'] / 1e9:.3g} at n = {m} ({edge_share(m, block):.0%} there)" for m in neighbours)
+    return (f"edge blocks: {share:.0%} of its multiply-adds fall outside whole {rows}x{cols} register blocks "
+            f"(n = {n} is {n // cols} x {cols} + {n % cols} columns, {n // rows} x {rows} + {n % rows} rows), and "
+            f"those take the general block path; {rate / 1e9:.3g} GFLOP/s against {seen}")
+
+
 def sweep_points(sweep):
     """{rung: [point]} with each point's n, measured and model rate, share, regime, flag and why."""
     points = {}
@@ -66,6 +99,8 @@ def sweep_points(sweep):
                     point["why"] = (f"a cliff at a power of two: {rate / 1e9:.3g} GFLOP/s against {r1 / 1e9:.3g} at "
                                     f"n = {n1} and {r2 / 1e9:.3g} at n = {n2} (rows {4 * n} bytes apart map the "
                                     "walk down a column to the same few cache sets: conflict misses)")
+                elif edges := edge_blocks(sweep, rung, ran, n):
+                    point["why"] = edges
                 elif chain:
                     point["why"] = chain
                 elif spills := spill_reason(sweep, rung):

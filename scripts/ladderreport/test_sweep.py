@@ -34,6 +34,29 @@ def test_a_cliff_at_a_power_of_two_is_named_from_its_neighbours():
     assert "cliff" not in points[512]["why"]
 
 
+def test_a_dip_where_edge_blocks_leave_the_register_block_is_named_only_for_a_rung_that_declares_one():
+    rates = {"tiled": {64: 194, 91: 87.4, 128: 220, 181: 128, 256: 236, 362: 163}}
+    m = sweep_machine(rates, model=275, context={"rung_register_block/tiled": "6x32"})
+    points = {p["n"]: p for p in sweep_points(m)["tiled"]}
+    # 91 = 2 x 32 + 27 columns, 15 x 6 + 1 rows: 30% of C outside whole blocks; 64 has 6%, 128 2%.
+    assert points[91]["why"].startswith("edge blocks: 30% of its multiply-adds")
+    assert "194 at n = 64 (6% there)" in points[91]["why"] and "220 at n = 128 (2% there)" in points[91]["why"]
+    assert points[181]["why"].startswith("edge blocks: 12%")
+    # A rung that declares no register block (edges padded, or a library's): never said to dip there.
+    del m.context["rung_register_block/tiled"]
+    assert points and all(p["why"] in ("", "unexplained") for p in sweep_points(m)["tiled"])
+
+
+def test_an_edge_share_dip_needs_both_neighbours_faster_with_fewer_edges():
+    context = {"rung_register_block/parallel": "6x32"}
+    # 64 is within CLIFF_FACTOR of 91's rate: no dip shown, so none is claimed.
+    m = sweep_machine({"parallel": {64: 229, 91: 156.6, 128: 348}}, model=546, context=context)
+    assert sweep_points(m)["parallel"][1]["why"] == "unexplained"
+    # A slow n with whole blocks (n = 192 = 6 x 32 x 1) is not an edge dip whatever its neighbours.
+    m = sweep_machine({"parallel": {128: 348, 192: 100, 256: 400}}, model=546, context=context)
+    assert sweep_points(m)["parallel"][1]["why"] == "unexplained"
+
+
 def test_a_serial_sum_near_one_chains_rate_is_named_and_only_then():
     chain = {"peak_probe/scalar-add-chain/f32/threads:1": "4.5e9", "rung_serial_sum/naive": "one chain of dependent adds"}
     m = sweep_machine({"naive": {64: 7.0, 91: 6.5, 128: 1.0}}, model=17, context=chain)

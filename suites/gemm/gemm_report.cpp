@@ -140,6 +140,8 @@ ContextEntries gemm_context(const Ceilings& ceilings) {
     context.emplace_back("rung_where/" + rung.name, std::string(threading_name(rung.threading)));
     if (!rung.parent.empty()) context.emplace_back("rung_parent/" + rung.name, rung.parent);
     if (rung.serial_sum) context.emplace_back("rung_serial_sum/" + rung.name, "one chain of dependent adds");
+    if (const auto& block = rung.register_block; block.rows > 0 && block.cols > 0)
+      context.emplace_back("rung_register_block/" + rung.name, fmt::format("{}x{}", block.rows, block.cols));
     // Its traffic model's terms by number (a case's traffic_term counter; 0: the compulsory bytes).
     context.emplace_back("rung_traffic/" + rung.name + "/0", "A and B read once, C written once");
     if (rung.traffic)
