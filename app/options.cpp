@@ -36,7 +36,8 @@ const char* const kHelpOptions = R"(                    With a GPU, stream, roof
                     naive: 1024), repeated adaptively; the gemm suite only unless --suite names
                     others (about 7 minutes on 2 cores);
                     sweep: the CPU rungs with a traffic model (naive ... avx512) at n = 64 ...
-                    2048 in steps of sqrt(2), repeated adaptively, the gemm suite only unless
+                    2048 in steps of sqrt(2) (naive to one size past its cap of 1024, so
+                    that its cliff there shows), repeated adaptively, the gemm suite only unless
                     --suite names others: their rate against n across the cache levels, beside
                     the rate their traffic model allows (about 4 minutes on 2 cores);
                     smoke: every case at tiny sizes, for tests (its figures mean nothing)

@@ -2,6 +2,7 @@
 // makes belongs to one of its rungs (or, for the overhead suite's tiny GEMMs, to a GEMM rung).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "core/machine.hpp"
@@ -55,6 +56,24 @@ TEST(Suites, EveryCaseBelongsToAnAvailableRungOfItsSuite) {
       EXPECT_TRUE(available.count(c.axes.rung)) << c.name << ": its rung is not an available rung of " << s.name;
     }
   }
+}
+
+// naive's cliff at its cap (n = 1024, a power of two) is shown only against a neighbour on each side.
+TEST(Suites, TheSweepTakesACappedRungOneSizePastItsCap) {
+  const MachineInfo machine = machine_info();
+  SuiteRequest request;
+  request.profile = Profile::sweep;
+  request.machine = &machine;
+  request.host_usable_bytes = 1e9;
+  request.rungs = {"naive"};
+  std::vector<std::int64_t> sizes;
+  for (const BenchmarkCase& c : gemm_cases(request)) sizes.push_back(c.axes.size);
+  const GemmRung* naive = registry().find_gemm("naive");
+  ASSERT_NE(naive, nullptr);
+  ASSERT_EQ(naive->max_n, 1024);
+  ASSERT_FALSE(sizes.empty());
+  EXPECT_EQ(sizes.back(), 1448);  // the sweep's next size past 1024, and none beyond it
+  EXPECT_EQ(std::count(sizes.begin(), sizes.end(), 1024), 1);
 }
 
 TEST(Suites, ADeviceRungSaysWhyItCannotRunWithoutADevice) {

@@ -369,7 +369,15 @@ std::vector<BenchmarkCase> gemm_cases(const SuiteRequest& request) {
     // time per FMA held constant (the interpreters' does; a cache-bound rung's grows).
     if (request.profile == Profile::ladder && !request.sizes && !request.uncapped && rung->max_n > 0 && rung->max_n < kCommonSize)
       sizes = {rung->max_n / 2, rung->max_n};
-    for (const GemmCase& g : plan_gemm_cases({rung}, sizes, request.uncapped)) cases.push_back(gemm_case(g, request.ceilings));
+    // The sweep takes a capped rung one size past its cap, so that a cliff at the cap (naive's at
+    // n = 1024, a power of two) has a measured neighbour on each side.
+    bool uncapped = request.uncapped;
+    if (request.profile == Profile::sweep && !request.sizes && !uncapped && rung->max_n > 0) {
+      const auto past = std::find_if(sizes.begin(), sizes.end(), [&](std::int64_t n) { return n > rung->max_n; });
+      if (past != sizes.end()) sizes.erase(past + 1, sizes.end());
+      uncapped = true;
+    }
+    for (const GemmCase& g : plan_gemm_cases({rung}, sizes, uncapped)) cases.push_back(gemm_case(g, request.ceilings));
   }
   return cases;
 }
