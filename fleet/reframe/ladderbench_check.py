@@ -9,34 +9,24 @@ or a broken driver fails as a regression.
 """
 import json
 import os
+import statistics
+import sys
 
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import performance_function, run_before, sanity_function, variable  # noqa: F401
 
+# A result file is read as the report tools read it (scripts/ladderreport, standard library only).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "scripts"))
+from ladderreport.fleet import case_values, perf_name  # noqa: E402
+
 
 def case_rates(path):
-    """{case: (value, unit)}: each case's median rate in its result file (GFLOP/s where it counts
-    FLOPs, else GB/s where it counts bytes)."""
+    """{case: (value, unit)}: each case's median rate over its repetitions in its result file
+    (GFLOP/s where it counts FLOPs, else GB/s where it counts bytes)."""
     with open(path) as f:
         doc = json.load(f)
-    by_case = {}
-    for b in doc.get("benchmarks", []):
-        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
-            continue
-        name = b.get("run_name", b.get("name", "")).rsplit("/real_time", 1)[0].rsplit("/manual_time", 1)[0]
-        if b.get("error_occurred"):
-            continue
-        if b.get("flops"):
-            value = (b["flops"] / 1e9, "GFLOP/s")
-        elif b.get("bytes_per_second"):
-            value = (b["bytes_per_second"] / 1e9, "GB/s")
-        else:
-            continue
-        # A median aggregate, where the run has one, stands for the case; else its one repetition.
-        if b.get("run_type") == "aggregate" or name not in by_case:
-            by_case[name] = value
-    return by_case
+    return {case: (statistics.median(values), unit) for case, (values, unit) in case_values(doc).items()}
 
 
 @rfm.simple_test
@@ -80,7 +70,7 @@ class LadderbenchCheck(rfm.RunOnlyRegressionTest):
     def rates_and_references(self):
         rates = case_rates(os.path.join(self.stagedir, "result.json"))
         # ':' would be read as ReFrame's own separator: n:512 is n=512 here, as report.py references writes it.
-        rates = {case.replace(":", "="): rate for case, rate in rates.items()}
+        rates = {perf_name(case): rate for case, rate in rates.items()}
         self.perf_variables = {case: sn.make_performance_function(sn.defer(value), unit)
                                for case, (value, unit) in rates.items()}
         if self.references_file:

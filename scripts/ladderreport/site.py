@@ -81,8 +81,10 @@ def build_site(measured, results, out, write_ladder):
                            f"<a href='{safe_slug(m.id)}/ladder.html'>ladder</a> · "
                            f"<a href='{safe_slug(m.id)}/ceilings.html'>ceilings</a>"])
     pairs = []
+    # Each machine's newest run, read once: newest_run reads every run in its folder.
+    newest = {m.id: newest_run(pathlib.Path(results) / m.id) for m in measured}
     for a, b in itertools.combinations(measured, 2):
-        run_a, run_b = newest_run(pathlib.Path(results) / a.id), newest_run(pathlib.Path(results) / b.id)
+        run_a, run_b = newest[a.id], newest[b.id]
         if not run_a or not run_b:
             continue
         rows, geomeans = compare_runs(run_a, run_b)
