@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <functional>
 #include <vector>
 
@@ -67,6 +68,30 @@ TEST(LargeSize, BlockedRungsCrossTheirPackingBlocks) {
     GemmVerification v = verify_gemm_rung(*rung, in);
     EXPECT_TRUE(v.verdict.ok) << name << ": " << v.verdict.message;
   }
+}
+
+// The packed rungs report a call's packing alone (pack_seconds), and packing leaves C as it was:
+// the loops run without their micro-kernels, so the output the timed call left stays right.
+TEST(PackedRungs, ReportTheirPackingAloneAfterTimingAndLeaveTheOutputAlone) {
+  bool ran = false;
+  for (const char* name : {"avx2", "avx512"}) {
+    const GemmRung* rung = registry().find_gemm(name);
+    ASSERT_NE(rung, nullptr);
+    if (!rung->unavailable_reason().empty()) continue;
+    const GemmInputs& in = cached_gemm_inputs(91);
+    AlignedBuffer<float> c(in.n * in.n);
+    auto kernel = rung->prepare(operands(in, c.data()));
+    kernel->run();
+    const auto counters = kernel->counters();
+    ASSERT_EQ(counters.size(), 1u) << name;
+    EXPECT_EQ(counters[0].first, "pack_seconds") << name;
+    EXPECT_GT(counters[0].second, 0) << name;
+    EXPECT_TRUE(std::isfinite(counters[0].second)) << name;
+    const Verdict v = check_gemm_output(rung->dtype, in, c.data());
+    EXPECT_TRUE(v.ok) << name << ": " << v.message;
+    ran = true;
+  }
+  if (!ran) GTEST_SKIP() << "neither AVX2 nor AVX-512 here";
 }
 
 // The pipelined GPU kernels copy 16-byte chunks only where every row is 16-byte aligned (n a

@@ -15,6 +15,11 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "../core/buffer.hpp"

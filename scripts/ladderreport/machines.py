@@ -178,7 +178,7 @@ def load_result_file(path, doc=None):
         if seconds is not None and b.get("time_unit") in TIME_UNITS and seconds > 0:
             case["seconds"] = seconds * TIME_UNITS[b["time_unit"]]
         for counter in ("flops", "bytes_per_second", "peak_fraction", "roof_fraction", "intensity", "seconds_per_op",
-                        "threads", "bytes", "memory_bytes", "rel_error", "cv", "reorder_seconds",
+                        "threads", "bytes", "memory_bytes", "rel_error", "cv", "reorder_seconds", "pack_seconds",
                         "gpu_slowdown_reasons", "gpu_sm_clock_median_mhz", "gpu_power_max_watts",
                         "traffic_term", "traffic_bytes", "traffic_working_set"):
             if counter in b and not isinstance(b[counter], str):

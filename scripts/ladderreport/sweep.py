@@ -3,7 +3,7 @@ point set against the rate its rung's model allows on that machine (the program'
 rung_model_rate/<rung>: its unit's peak, its traffic at the measured bandwidth of the level holding
 each working set, its fixed cost). A point further than SWEEP_FLAG_FACTOR below its model is
 flagged, with the mechanism the sweep itself shows where it shows one (a cliff at a power of two,
-a dip where C's edge blocks leave its register block), else "unexplained"."""
+a dip where C's edge blocks leave its register block, a call's packing), else "unexplained"."""
 import html
 import pathlib
 
@@ -74,6 +74,22 @@ def edge_blocks(machine, rung, ran, n):
             f"those take the general block path; {rate / 1e9:.3g} GFLOP/s against {seen}")
 
 
+def packing_reason(case, model):
+    """A call's packing (pack_seconds: its loops with only the packing of A and B, timed after the
+    case) where, taken out of the call, it leaves the point within SWEEP_FLAG_FACTOR of its model;
+    else ""."""
+    pack, seconds, rate, n = case.get("pack_seconds"), case.get("seconds"), case["flops"], case["size"]
+    if not pack or not seconds or not model or pack >= seconds:
+        return ""
+    without = rate * seconds / (seconds - pack)
+    if without * SWEEP_FLAG_FACTOR < model:
+        return ""
+    return (f"packing: copying A and B into its panels takes {pack * 1e6:.3g} us of its {seconds * 1e6:.3g} us call "
+            f"({pack / seconds:.0%}; its loops with only the packing, timed after the case), and at n = {n} each "
+            f"packed element serves n / 2 = {n / 2:g} multiply-adds; without it {without / 1e9:.3g} GFLOP/s, within "
+            f"{SWEEP_FLAG_FACTOR:g}x of its model")
+
+
 def sweep_points(sweep):
     """{rung: [point]} with each point's n, measured and model rate, share, regime, flag and why."""
     points = {}
@@ -101,6 +117,8 @@ def sweep_points(sweep):
                                     "walk down a column to the same few cache sets: conflict misses)")
                 elif edges := edge_blocks(sweep, rung, ran, n):
                     point["why"] = edges
+                elif packing := packing_reason(c, model):
+                    point["why"] = packing
                 elif chain:
                     point["why"] = chain
                 elif spills := spill_reason(sweep, rung):

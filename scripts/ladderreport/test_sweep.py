@@ -57,6 +57,18 @@ def test_an_edge_share_dip_needs_both_neighbours_faster_with_fewer_edges():
     assert sweep_points(m)["parallel"][1]["why"] == "unexplained"
 
 
+def test_a_calls_packing_is_named_where_taking_it_out_brings_the_point_within_2x_of_its_model():
+    m = sweep_machine({"avx512": {64: 115, 128: 320, 256: 380}}, model=412)
+    case = m.gemm_ran("avx512")[64]
+    call = case["seconds"]  # 2 x 64^3 / 115e9: 4.56 us
+    case["pack_seconds"] = 0.5 * call  # half the call: 230 GFLOP/s without it, within 2x of 412
+    why = sweep_points(m)["avx512"][0]["why"]
+    assert why.startswith("packing: copying A and B into its panels takes 2.28 us of its 4.56 us call (50%")
+    assert "n / 2 = 32 multiply-adds" in why and "without it 230 GFLOP/s" in why
+    case["pack_seconds"] = 0.2 * call  # 144 GFLOP/s without it: still more than 2x below, not the reason
+    assert sweep_points(m)["avx512"][0]["why"] == "unexplained"
+
+
 def test_a_serial_sum_near_one_chains_rate_is_named_and_only_then():
     chain = {"peak_probe/scalar-add-chain/f32/threads:1": "4.5e9", "rung_serial_sum/naive": "one chain of dependent adds"}
     m = sweep_machine({"naive": {64: 7.0, 91: 6.5, 128: 1.0}}, model=17, context=chain)
