@@ -7,6 +7,7 @@ a dip where C's edge blocks leave its register block, a call's packing), else "u
 import html
 import pathlib
 
+from .runs import noisy_cv
 from .why import chain_reason, iteration_reason, model_curve, spill_reason
 from .slides import SLIDE_INCHES
 
@@ -103,7 +104,8 @@ def sweep_points(sweep):
             # the curve where the case has none.
             model = rate / c["roof_fraction"] if c.get("roof_fraction") else curve.get(n)
             share = rate / model if model else None
-            point = {"n": n, "rate": rate, "model": model, "share": share, "regime": c.get("regime"), "why": ""}
+            point = {"n": n, "rate": rate, "model": model, "share": share, "regime": c.get("regime"), "why": "",
+                     "cv": c.get("cv"), "noisy": bool(c.get("noisy"))}
             point["flag"] = share is not None and (share * SWEEP_FLAG_FACTOR < 1 or share > ABOVE_MODEL)
             if point["flag"]:
                 found, chain = cliff(ran, n), chain_reason(sweep, rung, rate)
@@ -134,7 +136,12 @@ def sweep_points(sweep):
 
 def _cell(p):
     share = f" ({p['share']:.0%})" if p["share"] is not None else ""
-    return f"{p['rate'] / 1e9:.3g}{share}" + (" ⚠" if p["flag"] else "")
+    return f"{p['rate'] / 1e9:.3g}{share}" + (" ~" if p["noisy"] else "") + (" ⚠" if p["flag"] else "")
+
+
+def _spread(p):
+    """A noisy point's spread, said beside its reason: the median of scattered repetitions."""
+    return f" (its repetitions spread {p['cv']:.0%}, CV: a noisy point)" if p["noisy"] and p["cv"] is not None else ""
 
 
 def _intro(sweep):
@@ -143,7 +150,8 @@ def _intro(sweep):
             "its GFLOP/s and, in brackets, its share of the rate the rung's model allows on this machine (its "
             "unit's measured peak, its loops' traffic at the measured bandwidth of the level holding the "
             f"working set, its fixed cost). ⚠: more than {SWEEP_FLAG_FACTOR:g}x below the model (or above it), "
-            f"with the reason the sweep shows, else \"unexplained\". plots/rate-vs-n-{sweep.id}.png draws "
+            f"with the reason the sweep shows, else \"unexplained\". ~: its repetitions spread more than the "
+            f"run's noise threshold ({noisy_cv(sweep.context):.0%} CV). plots/rate-vs-n-{sweep.id}.png draws "
             "the model's curve beside the points.")
 
 
@@ -164,7 +172,7 @@ def sweep_markdown(machine):
         for rung, p in flagged:
             model = f"{p['model'] / 1e9:.3g}" if p["model"] else "?"
             lines.append(f"- {rung} at n = {p['n']}: {p['rate'] / 1e9:.3g} GFLOP/s, {p['share']:.0%} of its model's "
-                         f"{model} ({p['regime'] or '?'}-bound): {p['why']}")
+                         f"{model} ({p['regime'] or '?'}-bound): {p['why']}{_spread(p)}")
     return lines
 
 
@@ -184,7 +192,8 @@ def sweep_html(machine):
     parts.append("</table>")
     flagged = [(rung, p) for rung, rows in points.items() for p in rows if p["flag"]]
     if flagged:
-        parts.append("<ul>" + "".join(f"<li>{e(rung)} at n = {p['n']}: {e(p['why'])}</li>" for rung, p in flagged) + "</ul>")
+        parts.append("<ul>" + "".join(f"<li>{e(rung)} at n = {p['n']}: {e(p['why'] + _spread(p))}</li>"
+                                      for rung, p in flagged) + "</ul>")
     return parts
 
 

@@ -69,6 +69,16 @@ def test_a_calls_packing_is_named_where_taking_it_out_brings_the_point_within_2x
     assert sweep_points(m)["avx512"][0]["why"] == "unexplained"
 
 
+def test_a_noisy_point_says_how_far_its_repetitions_spread():
+    m = sweep_machine({"avx512": {64: 70, 128: 320, 256: 380}}, model=530)
+    m.gemm_ran("avx512")[64].update(cv=0.37, noisy=True)
+    lines = "\n".join(sweep_markdown(m))
+    assert "| 70 (13%) ~ ⚠ |" in lines
+    assert "avx512 at n = 64: 70 GFLOP/s, 13% of its model's 530 (compute-bound): unexplained (its repetitions " \
+           "spread 37%, CV: a noisy point)" in lines
+    assert "| 320 (60%) |" in lines  # a quiet point carries no mark
+
+
 def test_a_serial_sum_near_one_chains_rate_is_named_and_only_then():
     chain = {"peak_probe/scalar-add-chain/f32/threads:1": "4.5e9", "rung_serial_sum/naive": "one chain of dependent adds"}
     m = sweep_machine({"naive": {64: 7.0, 91: 6.5, 128: 1.0}}, model=17, context=chain)
