@@ -3,11 +3,12 @@ point set against the rate its rung's model allows on that machine (the program'
 rung_model_rate/<rung>: its unit's peak, its traffic at the measured bandwidth of the level holding
 each working set, its fixed cost). A point further than SWEEP_FLAG_FACTOR below its model is
 flagged, with the mechanism the sweep itself shows where it shows one (a cliff at a power of two,
-a dip where C's edge blocks leave its register block, a call's packing), else "unexplained"."""
+a dip where C's edge blocks leave its register block, a call's packing, the split of a small n
+over the cores), else "unexplained"."""
 import html
 import pathlib
 
-from .runs import noisy_cv
+from .runs import finite, noisy_cv
 from .why import chain_reason, iteration_reason, model_curve, spill_reason
 from .slides import SLIDE_INCHES
 
@@ -17,6 +18,8 @@ SWEEP_FLAG_FACTOR = 2.0
 CLIFF_FACTOR = 1.5
 # A dip at an n whose edge blocks hold at least this share of the multiply-adds may be theirs.
 EDGE_SHARE = 0.05
+# A point within this range of its split's bound (split_reason) is held by it.
+SPLIT_NEAR = (0.75, 1.1)
 # Above its model by more than this share, the model's bound is wrong there (a bound cannot be beaten).
 ABOVE_MODEL = 1.10
 
@@ -91,6 +94,29 @@ def packing_reason(case, model):
             f"{SWEEP_FLAG_FACTOR:g}x of its model")
 
 
+def split_reason(machine, rung, case, model):
+    """An all-core rung held by how its rows split at a small n: its parent's time at the same n (in
+    this sweep), its largest thread's share of the rows in whole register-block strips, plus one
+    fork and join (the overhead probe). Named where that bound is itself more than
+    SWEEP_FLAG_FACTOR below the model and the point reaches SPLIT_NEAR of it; else ""."""
+    parent, block = machine.context.get(f"rung_parent/{rung}"), register_block(machine, rung)
+    fork = finite(machine.context.get("overhead_omp_fork_join_seconds")) or 0
+    threads, n = int(case.get("threads") or 1), case["size"]
+    mine = machine.gemm_ran(parent).get(n) if parent else None
+    if not block or not fork or threads < 2 or not model or not mine or not mine.get("seconds") or not case.get("seconds"):
+        return ""
+    strips = -(-n // block[0])
+    largest = -(-strips // threads)
+    bound = mine["seconds"] * largest / strips + fork
+    best = case["flops"] * case["seconds"] / bound
+    if best * SWEEP_FLAG_FACTOR > model or not SPLIT_NEAR[0] <= case["flops"] / best <= SPLIT_NEAR[1]:
+        return ""
+    return (f"its split: {parent} took {mine['seconds'] * 1e6:.3g} us at n = {n}; its {strips} strips of {block[0]} rows "
+            f"over {threads} threads leave the busiest {largest}, plus one fork and join "
+            f"({fork * 1e6:.2g} us, overhead probe): at best {best / 1e9:.3g} GFLOP/s, of which it reaches "
+            f"{case['flops'] / best:.0%}")
+
+
 def sweep_points(sweep):
     """{rung: [point]} with each point's n, measured and model rate, share, regime, flag and why."""
     points = {}
@@ -121,6 +147,8 @@ def sweep_points(sweep):
                     point["why"] = edges
                 elif packing := packing_reason(c, model):
                     point["why"] = packing
+                elif split := split_reason(sweep, rung, c, model):
+                    point["why"] = split
                 elif chain:
                     point["why"] = chain
                 elif spills := spill_reason(sweep, rung):

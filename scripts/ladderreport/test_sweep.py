@@ -79,6 +79,26 @@ def test_a_noisy_point_says_how_far_its_repetitions_spread():
     assert "| 320 (60%) |" in lines  # a quiet point carries no mark
 
 
+def test_an_all_core_rung_at_a_small_n_is_held_by_its_split_only_where_that_bound_explains_the_miss():
+    context = {"rung_parent/parallel": "tiled", "rung_register_block/parallel": "6x32",
+               "overhead_omp_fork_join_seconds": "4.36e-07"}
+    m = sweep_machine({"tiled": {64: 183, 128: 212, 256: 231}, "parallel": {64: 215, 128: 342, 256: 402}}, model=530,
+                      context=context)
+    for case in m.gemm_ran("parallel").values():
+        case["threads"] = 2
+    why = sweep_points(m)["parallel"][0]["why"]
+    # 2.86 us for tiled; 11 strips of 6 rows, 6 for the busiest thread: 1.56 us, and 0.44 us of fork and join.
+    assert why == ("its split: tiled took 2.86 us at n = 64; its 11 strips of 6 rows over 2 threads leave the busiest "
+                   "6, plus one fork and join (0.44 us, overhead probe): at best 262 GFLOP/s, of which it reaches 82%")
+    for case in m.gemm_ran("parallel").values():  # four threads: at best 431, within 2x of the model
+        case["threads"] = 4
+    assert sweep_points(m)["parallel"][0]["why"] == "unexplained"
+    for case in m.gemm_ran("parallel").values():
+        case["threads"] = 2
+    del m.context["overhead_omp_fork_join_seconds"]  # no fork-join probe: no bound, no claim
+    assert sweep_points(m)["parallel"][0]["why"] == "unexplained"
+
+
 def test_a_serial_sum_near_one_chains_rate_is_named_and_only_then():
     chain = {"peak_probe/scalar-add-chain/f32/threads:1": "4.5e9", "rung_serial_sum/naive": "one chain of dependent adds"}
     m = sweep_machine({"naive": {64: 7.0, 91: 6.5, 128: 1.0}}, model=17, context=chain)
