@@ -236,10 +236,13 @@ def tiled_after_autovec(context=None):
 def test_a_miss_without_a_measured_mechanism_says_unexplained():
     row = report.ladder_rows(tiled_after_autovec())[1]
     assert row["predicted"] and row["measured"] * 2 < row["predicted"]
-    assert row["why"] == "unexplained (33% of its compute roof)"
+    # Its share of the compute roof is the % column's business: a file whose peak_fraction counted
+    # all cores for a one-core rung (Zen 3's, before rung_unit) read "16.6%" beside "(33% of its
+    # compute roof)" in one row.
+    assert row["why"] == "unexplained"
     # A loop with a few stack accesses beside much arithmetic is not said to spill.
     few = {"rung_inner_loop_fields": "instructions,arithmetic,stack_loads,stack_stores", "rung_inner_loop/tiled": "119,16,2,1"}
-    assert report.ladder_rows(tiled_after_autovec(few))[1]["why"] == "unexplained (33% of its compute roof)"
+    assert report.ladder_rows(tiled_after_autovec(few))[1]["why"] == "unexplained"
 
 
 def test_register_spills_counted_in_the_compiled_loop_explain_a_miss():

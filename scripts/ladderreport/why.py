@@ -389,9 +389,10 @@ def why_missed(machine, row, previous):
         reasons.append(passes)
     if c.get("size") != p.get("size") and not reasons:
         reasons.append(f"the two rungs were measured at different sizes (n = {p['size']} and n = {c['size']})")
-    # "Reaches x% of its roof" says how far it is, not why: no mechanism found is said as such.
+    # "Reaches x% of its roof" says how far it is, not why: no mechanism found is said as such. The
+    # share of a memory or overhead roof is said beside it (the % column is of the unit's peak).
     if not reasons:
         share = (f" ({100 * c['roof_fraction']:.2g}% of its {row['regime']} roof)"
-                 if c.get("roof_fraction") and row["regime"] else "")
+                 if c.get("roof_fraction") and row["regime"] and row["regime"] != "compute" else "")
         reasons.append(f"unexplained{share}")
     return "; ".join(reasons)
