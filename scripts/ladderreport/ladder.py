@@ -9,7 +9,7 @@ import pathlib
 
 from .layers import layers_html, layers_markdown
 from .sweep import sweep_html, sweep_markdown
-from .machines import COMMON_SIZE, GPU_COMPUTE_BOUND_SIZE, RESULTS, load_spec, on_gpu, throttled
+from .machines import COMMON_SIZE, GPU_COMPUTE_BOUND_SIZE, RESULTS, load_spec, on_gpu, rung_parents, throttled
 from .why import (
     MISS_FACTOR,
     SPREAD_CVS,
@@ -98,11 +98,12 @@ def ladder_rows(machine, size=COMMON_SIZE, gpu_only=False):
                                 "sheet": datasheet.get("name", "")} if peak else None
         if not row["unit_peak"] and rate and row["peak_fraction"]:  # files written before rung_unit_peak_flops
             row["unit_peak"] = rate / row["peak_fraction"]
-        # Over the rung it refines (or the baseline a library is set against) where the file names
-        # one that ran; older files: the rung above.
-        parents = [p for p in str(machine.context.get(f"rung_parent/{rung}", "")).split("|") if p]
+        # Over the rung it refines (or the baseline a library is set against) where the chain names
+        # one that ran; a lone file from before the chain: the rung above.
+        parents = rung_parents(machine, rung)
         by_name = {r["rung"]: r for r in rows if r["rate"]}
-        above = next((by_name[p] for p in parents if p in by_name), None) if parents else previous
+        above = next((by_name[p] for p in parents if p in by_name), None) if parents else (
+            previous if parents is None else None)
         row["parent"] = above["rung"] if above and parents else None
         if parents and not above:
             row["parent_missing"] = parents[0]
@@ -220,7 +221,9 @@ def introduction(machine, rows):
              "for the rung, and for tensor cores the ratio of the two rungs' measured cuBLAS peaks). "
              f"Where the measured factor is off by more than "
              f"{MISS_FACTOR:g}x, \"why it differs\" names what the run's own counters and ceilings show. rel error: the "
-             "relative L2 error against a double-precision product, what the number format costs."]
+             "relative L2 error against a double-precision product, what the number format costs."
+             + (f" This run predates the chain in its results (rung_parent): which rung refines which is the program's, "
+                f"taken from `{machine.chain_source}`." if machine.chain_source else "")]
 
 
 def ladder_markdown(machine):

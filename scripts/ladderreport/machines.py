@@ -36,6 +36,8 @@ class Machine:
         self.spec = None
         self.source = None
         self.sweep = None  # its newest sweep-profile run (rate against n), kept apart from its column
+        # Which rung refines which, borrowed where the file predates rung_parent (load_machines).
+        self.chain, self.chain_source = None, None
 
     # Ceilings, from the context of a run or from a spec sheet.
     def peak(self, dtype, unit="best"):
@@ -307,6 +309,24 @@ def load_spec(path):
     return m
 
 
+def has_chain(machine):
+    """Whether the run's context names each rung's parent (rung_parent/<rung>)."""
+    return any(str(k).startswith("rung_parent/") for k in machine.context)
+
+
+def rung_parents(machine, rung):
+    """The rungs `rung` refines, the first that ran preferred (rung_parent/<rung>, '|'-separated):
+    from the run's own context, else from the chain it borrowed; [] for the chain's start; None
+    where nothing says (a lone file from before rung_parent: the rung above stands in)."""
+    if has_chain(machine):
+        named = machine.context.get(f"rung_parent/{rung}", "")
+    elif machine.chain is not None:
+        named = machine.chain.get(rung, "")
+    else:
+        return None
+    return [p for p in str(named).split("|") if p]
+
+
 def load_machines(paths):
     """Measured machines (newest run per machine, its parts merged) and spec sheets, from files and folders."""
     files, documents = [], []  # documents: (file, document) from a database (report.py db)
@@ -368,6 +388,16 @@ def load_machines(paths):
             if ident not in measured:  # the machine's only run: its column too
                 measured[ident] = m
             measured[ident].sweep = m
+    # Which rung refines which is the program's (GemmRung::parent), the same on every machine: a run
+    # written before its context named it takes the chain of the newest run that does, and its
+    # report names that run; never the row above.
+    chained = [r for r in runs.values() if has_chain(r)]
+    if chained:
+        newest = max(chained, key=lambda r: str(r.context.get("date", "")))
+        for m in measured.values():
+            if not has_chain(m):
+                m.chain = {k.partition("/")[2]: str(v) for k, v in newest.context.items() if k.startswith("rung_parent/")}
+                m.chain_source = pathlib.Path(str(newest.source).split(" + ")[0]).name
     # Two machines whose CPUs say the same name (a VM's "AMD EPYC" on Zen 3 and on Zen 4) are told
     # apart by their ids in the column titles.
     names = [m.name for m in measured.values()]

@@ -8,6 +8,7 @@ over the cores), else "unexplained"."""
 import html
 import pathlib
 
+from .machines import rung_parents
 from .runs import finite, noisy_cv
 from .why import chain_reason, iteration_reason, model_curve, spill_reason
 from .slides import SLIDE_INCHES
@@ -99,7 +100,7 @@ def split_reason(machine, rung, case, model):
     this sweep), its largest thread's share of the rows in whole register-block strips, plus one
     fork and join (the overhead probe). Named where that bound is itself more than
     SWEEP_FLAG_FACTOR below the model and the point reaches SPLIT_NEAR of it; else ""."""
-    parent, block = machine.context.get(f"rung_parent/{rung}"), register_block(machine, rung)
+    parent, block = next(iter(rung_parents(machine, rung) or []), None), register_block(machine, rung)
     fork = finite(machine.context.get("overhead_omp_fork_join_seconds")) or 0
     threads, n = int(case.get("threads") or 1), case["size"]
     mine = machine.gemm_ran(parent).get(n) if parent else None

@@ -3,7 +3,7 @@ import base64
 import csv
 import html
 from .ladder import ladder_rows
-from .machines import ROOT, on_gpu, throttled
+from .machines import ROOT, on_gpu, rung_parents, throttled
 from .predict import gemm_bound, overhead_floor, predict_case, spec_peak, predict_stream
 
 
@@ -95,13 +95,13 @@ def build_tables(measured, specs):
         previous = None
         for i, rung in enumerate(names):
             value = cells[i][j]["value"]
-            parents = [p for p in str(m.context.get(f"rung_parent/{rung}", "")).split("|") if p] if m.measured else []
-            parent = next(((p, cells[names.index(p)][j]["value"]) for p in parents
+            parents = rung_parents(m, rung) if m.measured else []
+            parent = next(((p, cells[names.index(p)][j]["value"]) for p in parents or []
                            if p in names and cells[names.index(p)][j]["value"]), None)
             if value and not cells[i][j]["predicted"]:
                 if parent:
                     cells[i][j]["text"] += f" · {value / parent[1]:.2f}x {parent[0]}"
-                elif previous and not parents:
+                elif previous and parents is None:
                     cells[i][j]["text"] += f" · {value / previous:.2f}x the rung above"
             previous = value or previous
     tables["gemm"] = ([f"{r} ({d})" for r, d in rungs], [title for _, _, title in devices], cells)

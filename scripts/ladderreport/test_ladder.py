@@ -402,3 +402,29 @@ def test_each_run_a_published_ladder_report_comes_from_is_named_with_its_own_com
         opening = next(line for line in report_md.read_text().splitlines() if line.startswith("From "))
         files = opening.split(". C = A·B")[0].count(".json`")
         assert files and opening.count("(git ") == files, (report_md, opening[:300])
+
+
+@pytest.mark.skipif(LADDER is None, reason="no committed ladder run")
+def test_a_run_from_before_the_chain_borrows_the_newest_runs_chain_never_the_row_above(tmp_path):
+    from ladderreport.machines import load_machines
+    doc = json.loads(LADDER.read_text())
+    chain = {k.partition("/")[2]: v for k, v in doc["context"].items() if k.startswith("rung_parent/")}
+    old = json.loads(LADDER.read_text())
+    old["context"] = {k: v for k, v in old["context"].items() if not k.startswith("rung_parent/")}
+    old["context"].update(machine_id="before-the-chain-2c", date="2026-12-01T00:00:00Z")
+    old_path, new_path = tmp_path / "old.json", tmp_path / "new.json"
+    old_path.write_text(json.dumps(old))
+    new_path.write_text(json.dumps(doc))
+
+    def parents(machines):
+        m = next(m for m in machines if m.id == "before-the-chain-2c")
+        return m, {r["rung"]: r["parent"] for r in ladder_rows(m) if r["rate"]}
+
+    alone, by_row = parents(load_machines([old_path])[0])
+    assert alone.chain is None  # nothing to borrow: the rung above stands in, as before
+    borrowed, by_chain = parents(load_machines([old_path, new_path])[0])
+    assert borrowed.chain_source == "new.json" and "taken from `new.json`" in report.ladder_markdown(borrowed)
+    for rung, parent in by_chain.items():
+        assert parent is None or parent in chain[rung].split("|"), rung
+    # The ladder's libraries sit below the hand rungs in registry order: the row above is not their parent.
+    assert any(by_row[r] != by_chain[r] for r in by_chain), "the chain changed no parent: the test shows nothing"
