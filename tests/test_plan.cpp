@@ -56,15 +56,21 @@ TEST(Plan, ARepetitionIsGoogleBenchmarksSizingRunsUntilOneLastsTheMinimumTime) {
   EXPECT_EQ(repetition_runs(1e-6, 0.5, 1e-3).first_runs, 4);
 }
 
-TEST(Plan, ARungPreparedInEveryCallOfItsCasePaysItsPreparationInEachSizingRunAndRepetition) {
-  // A Python rung starts its interpreter whenever Google Benchmark calls its case.
-  record_rung_prepare_seconds("plan-test-session", 0.9);
+// A two-thread machine's plan of `cases` under a profile's repetitions and minimum time.
+Plan plan_of(const std::vector<BenchmarkCase>& cases, const std::string& profile, int repetitions, double min_time) {
   MachineInfo machine;
   machine.threads = 2;
   PlanRequest request;
-  request.profile = "quick";
-  request.repetitions = 2;
-  request.min_time_seconds = 0.2;
+  request.profile = profile;
+  request.repetitions = repetitions;
+  request.min_time_seconds = min_time;
+  request.cases = cases;
+  return make_plan(machine, request);
+}
+
+TEST(Plan, ARungPreparedInEveryCallOfItsCasePaysItsPreparationInEachSizingRunAndRepetition) {
+  // A Python rung starts its interpreter whenever Google Benchmark calls its case.
+  record_rung_prepare_seconds("plan-test-session", 0.9);
   BenchmarkCase session, plain;
   session.name = "gemm/plan-test-session/f32/n:1024";
   session.rung = "plan-test-session";
@@ -72,26 +78,18 @@ TEST(Plan, ARungPreparedInEveryCallOfItsCasePaysItsPreparationInEachSizingRunAnd
   plain = session;
   plain.name = "gemm/plan-test-plain/f32/n:1024";
   plain.rung = "plan-test-plain";
-  request.cases = {session, plain};
-  const Plan plan = make_plan(machine, request);
+  const Plan plan = plan_of({session, plain}, "quick", 2, 0.2);
   // The verification, three sizing runs (1, 10, 28 calls of 10 ms), one more repetition.
   ASSERT_EQ(repetition_runs(0.01, 0.2).first_runs, 3);
   EXPECT_NEAR(plan.case_seconds.at(session.name) - plan.case_seconds.at(plain.name), (1 + 3 + 1) * 0.9, 1e-9);
 }
 
 TEST(Plan, ACaseWhoseCallOutlastsTheMinimumTimeIsCostedByItsCalls) {
-  MachineInfo machine;
-  machine.threads = 2;
-  PlanRequest request;
-  request.profile = "ladder";
-  request.repetitions = 4;
-  request.min_time_seconds = 0.5;
   BenchmarkCase slow, fast;
   slow.name = "gemm/slow/f32/n:4096";
   slow.call_seconds = 20;
   fast.name = "gemm/fast/f32/n:4096";
-  request.cases = {slow, fast};
-  const Plan plan = make_plan(machine, request);
+  const Plan plan = plan_of({slow, fast}, "ladder", 4, 0.5);
   // Four timed calls and the two verifications around them.
   EXPECT_GE(plan.case_seconds.at(slow.name), 6 * 20);
   EXPECT_LT(plan.case_seconds.at(slow.name), 6 * 20 + 5);

@@ -31,14 +31,20 @@ TEST(Suites, EachIsNamedOnceWithASummaryAndItsRungs) {
   EXPECT_EQ(find_suite("fft"), nullptr);
 }
 
+// A request on this machine under `profile`, as the command line makes one.
+SuiteRequest request_here(const MachineInfo& machine, Profile profile) {
+  SuiteRequest request;
+  request.profile = profile;
+  request.machine = &machine;
+  request.host_usable_bytes = 1e9;
+  return request;
+}
+
 // A smoke request's cases, built but not run: each is <suite>/<rung>/... with a rung of that
 // suite that is available here, so that --list and --rungs know every case's rung.
 TEST(Suites, EveryCaseBelongsToAnAvailableRungOfItsSuite) {
   const MachineInfo machine = machine_info();
-  SuiteRequest request;
-  request.profile = Profile::smoke;
-  request.machine = &machine;
-  request.host_usable_bytes = 1e9;
+  const SuiteRequest request = request_here(machine, Profile::smoke);
   for (const Suite& s : suites()) {
     std::set<std::string> available;
     for (const SuiteRung& r : s.rungs())
@@ -61,10 +67,7 @@ TEST(Suites, EveryCaseBelongsToAnAvailableRungOfItsSuite) {
 // naive's cliff at its cap (n = 1024, a power of two) is shown only against a neighbour on each side.
 TEST(Suites, TheSweepTakesACappedRungOneSizePastItsCap) {
   const MachineInfo machine = machine_info();
-  SuiteRequest request;
-  request.profile = Profile::sweep;
-  request.machine = &machine;
-  request.host_usable_bytes = 1e9;
+  SuiteRequest request = request_here(machine, Profile::sweep);
   request.rungs = {"naive"};
   std::vector<std::int64_t> sizes;
   for (const BenchmarkCase& c : gemm_cases(request)) sizes.push_back(c.axes.size);
