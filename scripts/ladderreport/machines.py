@@ -344,7 +344,7 @@ def load_machines(paths):
     # Per machine, its newest run (parts merged) of the ladder profile and of any other: a ladder
     # run times the GEMM ladder alone, so it completes the machine's newest other run (its GEMM
     # cases replacing those of the same name) rather than hiding that run's other suites.
-    runs, specs, cpus_seen = {}, {}, {}
+    runs, specs, cpus_seen, first_chained = {}, {}, {}, None
     for f, doc in [(f, None) for f in files] + documents:
         if doc is None and f.parent.name == "specs":
             m = load_spec(f)
@@ -359,6 +359,9 @@ def load_machines(paths):
         m = load_result_file(f, doc)
         if not m:
             continue
+        date = str(m.context.get("date", ""))
+        if has_chain(m) and (first_chained is None or date < str(first_chained.context.get("date", ""))):
+            first_chained = m
         # One id for two different CPUs (two folders copied together): a conflict, not one column.
         cpu = str(m.context.get("cpu_model", ""))
         cpus_seen.setdefault(m.id, cpu)
@@ -389,15 +392,15 @@ def load_machines(paths):
                 measured[ident] = m
             measured[ident].sweep = m
     # Which rung refines which is the program's (GemmRung::parent), the same on every machine: a run
-    # written before its context named it takes the chain of the newest run that does, and its
-    # report names that run; never the row above.
-    chained = [r for r in runs.values() if has_chain(r)]
-    if chained:
-        newest = max(chained, key=lambda r: str(r.context.get("date", "")))
+    # written before its context named it takes the chain of the oldest file that does (the program
+    # nearest its own, and a source that stays put as runs are added), and its report names that
+    # file; never the row above.
+    if first_chained is not None:
         for m in measured.values():
             if not has_chain(m):
-                m.chain = {k.partition("/")[2]: str(v) for k, v in newest.context.items() if k.startswith("rung_parent/")}
-                m.chain_source = pathlib.Path(str(newest.source).split(" + ")[0]).name
+                m.chain = {k.partition("/")[2]: str(v) for k, v in first_chained.context.items()
+                           if k.startswith("rung_parent/")}
+                m.chain_source = pathlib.Path(str(first_chained.source)).name
     # Two machines whose CPUs say the same name (a VM's "AMD EPYC" on Zen 3 and on Zen 4) are told
     # apart by their ids in the column titles.
     names = [m.name for m in measured.values()]

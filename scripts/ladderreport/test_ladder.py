@@ -405,7 +405,7 @@ def test_each_run_a_published_ladder_report_comes_from_is_named_with_its_own_com
 
 
 @pytest.mark.skipif(LADDER is None, reason="no committed ladder run")
-def test_a_run_from_before_the_chain_borrows_the_newest_runs_chain_never_the_row_above(tmp_path):
+def test_a_run_from_before_the_chain_borrows_the_oldest_chained_runs_chain_never_the_row_above(tmp_path):
     from ladderreport.machines import load_machines
     doc = json.loads(LADDER.read_text())
     chain = {k.partition("/")[2]: v for k, v in doc["context"].items() if k.startswith("rung_parent/")}
