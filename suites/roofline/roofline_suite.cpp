@@ -99,28 +99,29 @@ void run_compiled(benchmark::State& state, const Sweep& sweep, std::int64_t n, i
   if (sum(buf.out.data(), n) != expected) state.SkipWithError("a call after timing left a wrong output (checksum)");
 }
 
-// One call's seconds over n elements at k, for --plan: a call over 64 Ki elements (in a core's
-// L2), scaled by n. Where k is small the arrays' own level is slower than that, but there the
-// calls are short and the minimum time decides the case. 0 on a recorded machine, not this one.
+// One call's seconds over n elements at k, for --plan: a call over a sample of kSampleElements a
+// thread (in a core's L2), scaled by n. A fixed sample split over hundreds of cores would time
+// their fork and join alone. Where k is small the arrays' own level is slower than the sample's,
+// but there the calls are short and the minimum time decides the case. 0 on a recorded machine.
 template <class T>
 double estimated_call_seconds(const Sweep& sweep, std::int64_t n, int k) {
   if (machine_is_recorded()) return 0;
-  constexpr std::int64_t kElements = 1 << 16;
-  AlignedBuffer<T> in(kElements), out(kElements);
-  std::fill(in.data(), in.data() + kElements, T{1});
+  constexpr std::int64_t kSampleElements = 16 * 1024;
+  const std::int64_t elements = std::min(n, kSampleElements * std::max(1, sweep.threads));
+  auto& buf = buffers<T>(elements);  // the suite's own arrays, sized for the case when it runs
   double fastest = std::numeric_limits<double>::infinity();
   // The fastest of ten: the first warms the caches; on a busy core a woken thread may wait for
   // the scheduler's next tick (4 ms) in a few of them.
   for (int call = 0; call < 10; ++call) {
     const auto start = std::chrono::steady_clock::now();
     if constexpr (sizeof(T) == 8) {
-      sweep.f64_kernel(in.data(), out.data(), kElements, k, 1.0, 1.0);
+      sweep.f64_kernel(buf.in.data(), buf.out.data(), elements, k, 1.0, 1.0);
     } else {
-      sweep.f32_kernel(in.data(), out.data(), kElements, k, 1.0f, 1.0f);
+      sweep.f32_kernel(buf.in.data(), buf.out.data(), elements, k, 1.0f, 1.0f);
     }
     if (call > 0) fastest = std::min(fastest, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
-  return fastest * static_cast<double>(n) / kElements;
+  return fastest * static_cast<double>(n) / static_cast<double>(elements);
 }
 
 void run_boxed(benchmark::State& state, std::int64_t n, int k) {
