@@ -201,19 +201,24 @@ GemmVerification verify_gemm_rung(const GemmRung& rung, const GemmInputs& in, bo
 
 namespace {
 std::mutex g_warm_mutex;
-std::map<std::pair<std::string, std::int64_t>, double> g_warm_seconds;  // (rung, n): a warm call's seconds
-std::map<std::string, double> g_batch_seconds;                          // rung: its batch's seconds at n = 64
+struct WarmCall {
+  double seconds = 0;              // a call's
+  std::int64_t calls_per_run = 1;  // the kernel's batch
+};
+std::map<std::pair<std::string, std::int64_t>, WarmCall> g_warm_calls;  // by (rung, n)
 
-void record_warm_call(const std::string& rung, std::int64_t n, double seconds) {
+void record_warm_call(const std::string& rung, std::int64_t n, double seconds, std::int64_t calls_per_run = 1) {
   std::lock_guard lock(g_warm_mutex);
-  g_warm_seconds[{rung, n}] = seconds;
+  g_warm_calls[{rung, n}] = {seconds, calls_per_run};
 }
 
-double warm_call(const std::string& rung, std::int64_t n) {
+WarmCall warm_call_of(const std::string& rung, std::int64_t n) {
   std::lock_guard lock(g_warm_mutex);
-  const auto it = g_warm_seconds.find({rung, n});
-  return it == g_warm_seconds.end() ? 0 : it->second;
+  const auto it = g_warm_calls.find({rung, n});
+  return it == g_warm_calls.end() ? WarmCall{} : it->second;
 }
+
+double warm_call(const std::string& rung, std::int64_t n) { return warm_call_of(rung, n).seconds; }
 }  // namespace
 
 double estimated_gemm_call_seconds(const GemmRung& rung, std::int64_t n) {
@@ -242,9 +247,8 @@ double estimated_gemm_call_seconds(const GemmRung& rung, std::int64_t n) {
 }
 
 double estimated_gemm_batch_seconds(const GemmRung& rung) {
-  std::lock_guard lock(g_warm_mutex);
-  const auto it = g_batch_seconds.find(rung.name);
-  return it == g_batch_seconds.end() ? 0 : it->second;
+  const WarmCall check = warm_call_of(rung.name, kProbeSize);
+  return check.calls_per_run > 1 ? static_cast<double>(check.calls_per_run) * check.seconds : 0;
 }
 
 const std::string& gemm_rung_unavailable_reason(const GemmRung& rung) {
@@ -256,12 +260,8 @@ const std::string& gemm_rung_unavailable_reason(const GemmRung& rung) {
   if (reason.empty() && !machine_is_recorded()) {
     const GemmVerification v = verify_gemm_rung(rung, cached_gemm_inputs(kProbeSize), true);
     if (v.verdict.ok) {
-      record_warm_call(rung.name, kProbeSize, v.warm_call_seconds);
+      record_warm_call(rung.name, kProbeSize, v.warm_call_seconds, v.calls_per_run);
       record_rung_prepare_seconds(rung.name, v.prepare_seconds);
-      if (v.calls_per_run > 1) {
-        std::lock_guard batch_lock(g_warm_mutex);
-        g_batch_seconds[rung.name] = static_cast<double>(v.calls_per_run) * v.warm_call_seconds;
-      }
     } else {
       const std::string& why = v.verdict.message;
       reason = fmt::format("a real call at n = {} failed: {}", kProbeSize, why.substr(0, why.find('\n')));
