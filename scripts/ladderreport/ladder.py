@@ -183,14 +183,8 @@ def host_title(machine):
     return f"host {machine.id}: {devices}"
 
 
-def run_stamp(path, fallback):
-    """"git …, date, profile …" of one run file, from its own context (the merged one where the file
-    cannot be read: a database's rows)."""
-    import json
-    try:
-        ctx = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))["context"]
-    except (OSError, ValueError, KeyError, TypeError):
-        ctx = fallback
+def run_stamp(ctx):
+    """"git …, date, profile …" of one run file, from its own context."""
     return f"git {ctx.get('git_sha', '?')}, {ctx.get('date', '?')}, profile {ctx.get('profile', '?')}"
 
 
@@ -198,7 +192,7 @@ def introduction(machine, rows):
     """The two paragraphs that open the report: where the figures come from, and what each column is."""
     # Every file the machine's figures come from (a ladder run completing an earlier run's other
     # suites), each with its own commit, date and profile.
-    files = " + ".join(f"`{pathlib.Path(part).name}` ({run_stamp(part, machine.context)})"
+    files = " + ".join(f"`{pathlib.Path(part).name}` ({run_stamp(machine.part_contexts.get(part, machine.context))})"
                        for part in str(machine.source).split(" + "))
     return [f"From {files}. C = A·B, n×n, every rung at n = {COMMON_SIZE}: "
              f"a rung measured at another n (slow rungs stop at their cap) has its time extrapolated from the size it "

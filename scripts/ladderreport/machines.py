@@ -35,6 +35,7 @@ class Machine:
         self.order = []  # case names in the order the program ran them (registry order)
         self.spec = None
         self.source = None
+        self.part_contexts = {}  # each result file's own context, by its path (a merged column has several)
         self.sweep = None  # its newest sweep-profile run (rate against n), kept apart from its column
         # Which rung refines which, borrowed where the file predates rung_parent (load_machines).
         self.chain, self.chain_source = None, None
@@ -152,6 +153,7 @@ def load_result_file(path, doc=None):
     m = Machine(str(context["machine_id"]), name, "cpu", True)
     m.context = {k: v for k, v in context.items()}
     m.source = str(path)
+    m.part_contexts = {m.source: context}
     cvs = {}
     regime_names = regime_codes(m.context)
     axes_table = case_axes_table(m.context)
@@ -292,6 +294,7 @@ def merge_parts(older, newer):
     m.cases = {**older.cases, **newer.cases}
     m.order = older.order + [key for key in newer.order if key not in older.cases]
     m.source = f"{older.source} + {newer.source}"
+    m.part_contexts = {**older.part_contexts, **newer.part_contexts}
     sort_in_ladder_order(m)
     return m
 
@@ -420,4 +423,5 @@ def gpu_view(machine):
         return None
     g = Machine(f"{machine.id}/gpu", str(machine.context["gpu_name"]), "gpu", True)
     g.context, g.cases, g.order, g.source = machine.context, {}, [], machine.source
+    g.part_contexts = machine.part_contexts
     return g
